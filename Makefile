@@ -1,0 +1,51 @@
+# Two commands do everything on a fresh machine with Python 3.11:
+#   make book   set up .venv, install, execute every notebook and build the HTML book
+#   make test   set up, then run every check (library, notebooks, structure, strict build, site)
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-from-pyproject
+HTML   := _build/html
+PORT   ?= 8000
+JB_STRICT := -W -n --keep-going
+
+.PHONY: setup book test serve clean distclean strip
+
+setup: $(STAMP)
+
+# Reinstall only when pyproject.toml (the one list of dependencies) changes.
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python >= 3.11 is needed; run: make PYTHON=/path/to/python3.11 ...")'
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[book,test]"
+	@touch $@
+
+book: setup
+	$(BIN)/jupyter-book build . $(JB_STRICT)
+	@echo
+	@echo "The book is at $(CURDIR)/$(HTML)/index.html"
+	@echo "Open it in a browser, or run 'make serve' and visit http://localhost:$(PORT)/"
+
+test: setup
+	$(BIN)/python -m pytest tests/lib tests/structure
+	$(BIN)/python -m pytest --nbval-lax --nbval-current-env book
+	$(BIN)/jupyter-book build . --all $(JB_STRICT)
+	DR_BOOK_REQUIRE_SITE=1 $(BIN)/python -m pytest tests/rendered_site
+
+serve:
+	@test -f $(HTML)/index.html || { echo "No book built yet: run 'make book' first."; exit 1; }
+	@echo "Serving the book at http://localhost:$(PORT)/ (Ctrl-C to stop)"
+	$(BIN)/python -m http.server $(PORT) --bind 127.0.0.1 --directory $(HTML)
+
+# Remove outputs from every notebook before committing (a test enforces it).
+strip: setup
+	$(BIN)/jupyter nbconvert --clear-output --inplace book/*/*.ipynb
+
+clean:
+	rm -rf _build .pytest_cache .hypothesis
+	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV) *.egg-info

@@ -1,0 +1,38 @@
+"""dr_lib: dimensionality reduction, derived, checked and run.
+
+The library behind the executable book. Submodules are loaded on first use, so that
+``import dr_lib`` stays fast and pulls in neither PyTorch nor matplotlib, sympy or pandas::
+
+    from dr_lib import datasets, plotting, symbolic
+
+To expose a new submodule or class lazily, add one entry to ``_LAZY``.
+"""
+
+import importlib
+
+__version__ = "0.1.0"
+
+# public name -> (module to import, attribute of that module; None = the module itself)
+_LAZY = {
+    "datasets": ("dr_lib.datasets", None),
+    "plotting": ("dr_lib.plotting", None),
+    "symbolic": ("dr_lib.symbolic", None),
+}
+
+__all__ = ["__version__", *_LAZY]
+
+
+def __getattr__(name):
+    """Import a lazily exposed submodule or attribute on first access (PEP 562)."""
+    if name not in _LAZY:
+        raise AttributeError(f"module 'dr_lib' has no attribute {name!r}")
+    module_name, attribute = _LAZY[name]
+    module = importlib.import_module(module_name)
+    value = module if attribute is None else getattr(module, attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    """List the lazy names too, so tab completion shows them."""
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,381 @@
+"""The book's figures, in one house style.
+
+Colour-blind-safe throughout: the Okabe–Ito palette for categories (with a second marker
+shape once the eight colours run out) and viridis for continuous values. Every axis is
+labelled. Each function takes an optional ``ax`` and returns the matplotlib ``Axes``
+(``embedding_grid`` returns the ``Figure``). Figures are drawn inside the house style
+(:data:`HOUSE_STYLE`); call :func:`use_house_style` to make it the default for a whole
+notebook.
+"""
+
+import functools
+import math
+
+import matplotlib as mpl
+import matplotlib.pyplot as plt
+import numpy as np
+
+from dr_lib._validation import (
+    check_integer,
+    check_labels,
+    check_n_features,
+    check_positive,
+    check_vector,
+)
+
+__all__ = [
+    "OKABE_ITO",
+    "MARKERS",
+    "LINESTYLES",
+    "HOUSE_STYLE",
+    "use_house_style",
+    "scatter_3d",
+    "embedding_2d",
+    "embedding_grid",
+    "curves",
+]
+
+#: Okabe & Ito's colour-blind-safe palette (black last, so the first seven are colours).
+OKABE_ITO = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000"]
+
+#: Marker shapes: for curves, and for categories beyond the eighth colour.
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+#: Line styles, so that curves stay distinguishable in greyscale.
+LINESTYLES = ["-", "--", "-.", ":"]
+
+#: At most this many distinct integer or string labels are drawn as categories.
+MAX_CATEGORIES = 10
+
+#: rcParams of the house style.
+HOUSE_STYLE = {
+    "figure.dpi": 110,
+    "savefig.dpi": 110,
+    "figure.constrained_layout.use": True,
+    "font.size": 10,
+    "axes.titlesize": 11,
+    "axes.labelsize": 10,
+    "xtick.labelsize": 9,
+    "ytick.labelsize": 9,
+    "legend.fontsize": 9,
+    "legend.frameon": False,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.prop_cycle": mpl.cycler(color=OKABE_ITO),
+    "image.cmap": "viridis",
+    "lines.linewidth": 1.6,
+    "lines.markersize": 5,
+}
+
+
+def use_house_style():
+    """Make the house style the default for every later figure (updates ``rcParams``)."""
+    mpl.rcParams.update(HOUSE_STYLE)
+
+
+def _house_style(function):
+    """Draw ``function``'s figure inside the house style, leaving ``rcParams`` as they were."""
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        with mpl.rc_context(HOUSE_STYLE):
+            return function(*args, **kwargs)
+
+    return wrapper
+
+
+def _axes(ax, **subplot_kw):
+    """``ax``, or the axes of a new figure."""
+    if ax is not None:
+        return ax
+    return plt.figure(figsize=(4.8, 4.0)).add_subplot(**subplot_kw)
+
+
+# ----------------------------------------------------------------------------- 3-D
+
+
+@_house_style
+def scatter_3d(
+    X, color, *, ax=None, title=None, cmap="viridis", colorbar_label=None, elev=10, azim=-70, s=6
+):
+    """3-D points coloured by a continuous value (e.g. a manifold's intrinsic coordinate).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, 3)
+    color : array-like of shape (n_samples,)
+    ax : matplotlib 3-D Axes, optional
+        Created with ``fig.add_subplot(projection="3d")``; a new figure if omitted.
+    title : str, optional
+    cmap : str, default="viridis"
+    colorbar_label : str, optional
+        Label of the colour bar; "intrinsic coordinate" if omitted.
+    elev, azim : float
+        Viewing angles in degrees.
+    s : float, default=6
+        Marker size.
+
+    Returns
+    -------
+    matplotlib Axes (3-D)
+    """
+    X = check_n_features(X, 3)
+    color = check_vector(color, name="color", n=len(X))
+    ax = _axes(ax, projection="3d")
+    if ax.name != "3d":
+        raise ValueError(
+            "ax must be a 3-D Axes for scatter_3d; create it with "
+            "fig.add_subplot(projection='3d') or pass ax=None."
+        )
+    points = ax.scatter(X[:, 0], X[:, 1], X[:, 2], c=color, cmap=cmap, s=s, linewidths=0)
+    ax.set(xlabel="x", ylabel="y", zlabel="z", title=title or "")
+    ax.view_init(elev=elev, azim=azim)
+    label = colorbar_label or "intrinsic coordinate"
+    ax.figure.colorbar(points, ax=ax, shrink=0.7, pad=0.1, label=label)
+    return ax
+
+
+# ----------------------------------------------------------------------------- 2-D
+
+
+def _is_categorical(labels):
+    """Strings, or at most ``MAX_CATEGORIES`` distinct integers, are categories."""
+    if labels.dtype.kind in "USOb":
+        return True
+    return labels.dtype.kind in "iu" and len(np.unique(labels)) <= MAX_CATEGORIES
+
+
+def _category_style(k):
+    """Colour and marker of the ``k``-th category."""
+    return OKABE_ITO[k % len(OKABE_ITO)], MARKERS[(k // len(OKABE_ITO)) % len(MARKERS)]
+
+
+def _draw_categories(ax, Y, labels, s):
+    """One scatter per category; returns the legend handles."""
+    handles = []
+    for k, value in enumerate(np.unique(labels)):
+        colour, marker = _category_style(k)
+        mask = labels == value
+        handles.append(
+            ax.scatter(
+                Y[mask, 0], Y[mask, 1], s=s, color=colour, marker=marker, label=str(value),
+                linewidths=0,
+            )
+        )
+    return handles
+
+
+def _draw_embedding(ax, Y, labels, s):
+    """Scatter ``Y`` coloured by ``labels``; returns the key to draw: legend or colour bar.
+
+    Returns ``("legend", handles)``, ``("colorbar", mappable)`` or ``None`` (no labels).
+    """
+    if labels is None:
+        ax.scatter(Y[:, 0], Y[:, 1], s=s, color=OKABE_ITO[4], linewidths=0)
+        return None
+    if _is_categorical(labels):
+        return "legend", _draw_categories(ax, Y, labels, s)
+    values = check_vector(labels, name="labels")
+    return "colorbar", ax.scatter(Y[:, 0], Y[:, 1], s=s, c=values, cmap="viridis", linewidths=0)
+
+
+def _add_key(key, title, *, ax=None, fig=None, axes=None):
+    """Draw a legend or colour bar next to one axes (``ax``) or a whole figure (``fig``)."""
+    if key is None:
+        return
+    kind, artist = key
+    if kind == "colorbar":
+        owner = fig if fig is not None else ax.figure
+        owner.colorbar(artist, ax=axes if axes is not None else ax, label=title or "value")
+    elif fig is not None:
+        fig.legend(handles=artist, title=title, loc="outside right upper", markerscale=2)
+    else:
+        ax.legend(
+            handles=artist, title=title, loc="upper left", bbox_to_anchor=(1.0, 1.0), markerscale=2
+        )
+
+
+def _annotate(ax, Y, texts):
+    """Write ``texts[i]`` next to point ``Y[i]``."""
+    for (x, y), text in zip(Y, texts):
+        ax.annotate(str(text), (x, y), xytext=(3, 3), textcoords="offset points", fontsize=8)
+
+
+@_house_style
+def embedding_2d(
+    Y,
+    labels=None,
+    *,
+    ax=None,
+    title=None,
+    xlabel="dimension 1",
+    ylabel="dimension 2",
+    s=8,
+    legend_title=None,
+    annotate=None,
+):
+    """A 2-D embedding, coloured by label.
+
+    Categorical labels (strings, or at most 10 distinct integers) get Okabe–Ito colours
+    and a legend; anything else is treated as continuous, drawn with viridis and a
+    colour bar.
+
+    Parameters
+    ----------
+    Y : array-like of shape (n_samples, 2)
+    labels : array-like of shape (n_samples,), optional
+    ax : matplotlib Axes, optional
+    title : str, optional
+    xlabel, ylabel : str
+    s : float, default=8
+        Marker size.
+    legend_title : str, optional
+        Title of the legend, or label of the colour bar.
+    annotate : sequence of str of length n_samples, optional
+        Text written next to each point (e.g. city names on the MDS map in book/02_mds).
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    Y = check_n_features(Y, 2, name="Y")
+    labels = None if labels is None else check_labels(labels, len(Y), name="labels")
+    ax = _axes(ax)
+    key = _draw_embedding(ax, Y, labels, s)
+    _add_key(key, legend_title, ax=ax)
+    if annotate is not None:
+        _annotate(ax, Y, check_labels(annotate, len(Y), name="annotate"))
+    ax.set(xlabel=xlabel, ylabel=ylabel, title=title or "")
+    return ax
+
+
+def _panel(value):
+    """``(Y, seconds)`` from a panel given as ``Y`` or as ``(Y, seconds)``."""
+    if isinstance(value, tuple) and len(value) == 2 and np.ndim(value[1]) == 0:
+        return value[0], check_positive(value[1], name="seconds", strict=False)
+    return value, None
+
+
+def _panel_title(name, seconds):
+    """"name (0.42 s)", or just the name when no time is given."""
+    return name if seconds is None else f"{name} ({seconds:.2f} s)"
+
+
+@_house_style
+def embedding_grid(
+    panels, labels=None, *, ncols=3, panel_size=3.2, suptitle=None, legend_title=None
+):
+    """A grid of 2-D embeddings of the same data, each titled with its method and time.
+
+    Parameters
+    ----------
+    panels : dict
+        ``name -> Y`` or ``name -> (Y, seconds)``, in display order; every ``Y`` has
+        shape (n_samples, 2).
+    labels : array-like of shape (n_samples,), optional
+        Shared by all panels; one legend or colour bar is drawn for the whole figure.
+    ncols : int, default=3
+    panel_size : float, default=3.2
+        Width and height of one panel in inches.
+    suptitle : str, optional
+    legend_title : str, optional
+        Title of the shared legend, or label of the shared colour bar.
+
+    Returns
+    -------
+    matplotlib Figure
+    """
+    if not isinstance(panels, dict) or not panels:
+        raise ValueError("panels must be a non-empty dict name -> Y or name -> (Y, seconds).")
+    ncols = min(check_integer(ncols, name="ncols"), len(panels))
+    nrows = math.ceil(len(panels) / ncols)
+    size = check_positive(panel_size, name="panel_size")
+    figsize = (size * ncols + 1.2, size * nrows)  # + room for the shared legend
+    fig, axes = plt.subplots(nrows, ncols, figsize=figsize, squeeze=False)
+    key = None
+    for ax, (name, value) in zip(axes.flat, panels.items()):
+        Y, seconds = _panel(value)
+        Y = check_n_features(Y, 2, name=f"panels[{name!r}]")
+        panel_labels = None if labels is None else check_labels(labels, len(Y), name="labels")
+        key = _draw_embedding(ax, Y, panel_labels, s=6)
+        ax.set(xlabel="dimension 1", ylabel="dimension 2", title=_panel_title(name, seconds))
+    for ax in axes.flat[len(panels):]:
+        ax.set_axis_off()
+    _add_key(key, legend_title, fig=fig, axes=axes.ravel().tolist())
+    if suptitle:
+        fig.suptitle(suptitle)
+    return fig
+
+
+# --------------------------------------------------------------------------- curves
+
+
+def _series(x, name, value):
+    """``(x, y)`` of one named series, given as ``y`` or as ``(x, y)``."""
+    if isinstance(value, tuple) and len(value) == 2:
+        x, value = value
+    if x is None:
+        raise ValueError(f"series {name!r} has no x values; pass x, or give it as (x, y).")
+    x = check_vector(x, name=f"x of series {name!r}")
+    return x, check_vector(value, name=f"series[{name!r}]", n=len(x))
+
+
+def _line_style(k, markers):
+    """Colour, line style and marker of the ``k``-th series."""
+    return {
+        "color": OKABE_ITO[k % len(OKABE_ITO)],
+        "linestyle": LINESTYLES[k % len(LINESTYLES)],
+        "marker": MARKERS[k % len(MARKERS)] if markers else None,
+    }
+
+
+@_house_style
+def curves(
+    x,
+    series,
+    *,
+    ax=None,
+    xlabel,
+    ylabel,
+    title=None,
+    logx=False,
+    logy=False,
+    markers=True,
+    styles=None,
+):
+    """Several named line series on one axes, distinguishable in colour and in greyscale.
+
+    Parameters
+    ----------
+    x : array-like of shape (n,) or None
+        Shared x values; may be None if every series brings its own.
+    series : dict
+        ``name -> y`` (same length as ``x``) or ``name -> (x, y)``.
+    ax : matplotlib Axes, optional
+    xlabel, ylabel : str
+        Required: every axis is labelled.
+    title : str, optional
+    logx, logy : bool, default=False
+        Logarithmic axes.
+    markers : bool, default=True
+        Draw a distinct marker on each series.
+    styles : dict, optional
+        ``name -> dict`` of ``Axes.plot`` keyword arguments overriding the default style
+        of that series (e.g. ``{"theory": {"linestyle": "-", "marker": None}}``).
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    if not isinstance(series, dict) or not series:
+        raise ValueError("series must be a non-empty dict name -> y or name -> (x, y).")
+    styles = styles or {}
+    ax = _axes(ax)
+    for k, (name, value) in enumerate(series.items()):
+        xs, ys = _series(x, name, value)
+        ax.plot(xs, ys, label=name, **{**_line_style(k, markers), **styles.get(name, {})})
+    ax.set(xlabel=xlabel, ylabel=ylabel, title=title or "")
+    ax.set_xscale("log" if logx else "linear")
+    ax.set_yscale("log" if logy else "linear")
+    ax.legend()
+    return ax
+

@@ -1,0 +1,245 @@
+"""sympy helpers to state a derivation step and check it.
+
+A chapter writes an equation, then a code cell whose check fails if the step is wrong::
+
+    A, B = symbolic.matrix("a", 2, 3), symbolic.matrix("b", 3, 2)
+    symbolic.check_identity((A * B).trace(), (B * A).trace(), "eq-found-trace-cyclic")
+
+The last line of the cell shows ``✔ eq-found-trace-cyclic holds (symbolic: difference
+simplifies to 0)``; a wrong identity raises :class:`SymbolicCheckError` instead.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+
+from dr_lib._validation import check_integer
+
+__all__ = [
+    "Check",
+    "SymbolicCheckError",
+    "NumericCheckError",
+    "matrix",
+    "vector",
+    "diagonal",
+    "centred_points",
+    "check_identity",
+    "check_numeric",
+]
+
+#: Longest residual shown in a failure message, in characters.
+MAX_RESIDUAL_CHARS = 1200
+
+
+class SymbolicCheckError(AssertionError):
+    """A symbolic identity does not hold: ``lhs - rhs`` does not simplify to zero."""
+
+
+class NumericCheckError(AssertionError):
+    """Two numeric results differ by more than the tolerance."""
+
+
+@dataclass(frozen=True)
+class Check:
+    """The record of a check that passed; shows as one readable line in a notebook.
+
+    Attributes
+    ----------
+    label : str
+        The equation label, e.g. ``"eq-mds-colsum"``.
+    kind : {"symbolic", "numeric"}
+    detail : str
+        How it was checked, e.g. "difference simplifies to 0".
+    """
+
+    label: str
+    kind: str
+    detail: str
+
+    def __repr__(self):
+        return f"✔ {self.label} holds ({self.kind}: {self.detail})"
+
+    def _repr_markdown_(self):
+        return f"✔ `{self.label}` holds ({self.kind}: {self.detail})"
+
+
+# ------------------------------------------------------------------ symbolic objects
+
+
+def _assumptions(real):
+    """Keyword assumptions for ``sp.Symbol``: real, or none at all (complex allowed)."""
+    return {"real": True} if real else {}
+
+
+def matrix(name, rows, cols, *, real=True):
+    """A ``rows x cols`` matrix of distinct symbols ``name_{i,j}`` (1-based indices).
+
+    With ``real=False`` the symbols carry no assumption (they may be complex).
+
+    Returns
+    -------
+    sympy.Matrix
+        Entry (i, j) is the symbol displayed as ``name_{i+1,j+1}``.
+    """
+    rows = check_integer(rows, name="rows")
+    cols = check_integer(cols, name="cols")
+    assumptions = _assumptions(real)
+    return sp.Matrix(
+        rows, cols, lambda i, j: sp.Symbol(f"{name}_{{{i + 1},{j + 1}}}", **assumptions)
+    )
+
+
+def _symbols(name, n, real):
+    """Symbols ``name_1, ..., name_n``."""
+    n = check_integer(n, name="n")
+    return [sp.Symbol(f"{name}_{i + 1}", **_assumptions(real)) for i in range(n)]
+
+
+def vector(name, n, *, real=True):
+    """A column vector (``n x 1`` matrix) of symbols ``name_1, ..., name_n``.
+
+    With ``real=False`` the symbols carry no assumption (they may be complex).
+
+    Returns
+    -------
+    sympy.Matrix of shape (n, 1)
+    """
+    return sp.Matrix(_symbols(name, n, real))
+
+
+def diagonal(name, n):
+    """A diagonal matrix with real symbols ``name_1, ..., name_n`` on the diagonal.
+
+    Returns
+    -------
+    sympy.Matrix of shape (n, n)
+    """
+    return sp.diag(*_symbols(name, n, real=True))
+
+
+def centred_points(n, dim, *, name="z"):
+    """``n`` symbolic points in ``dim`` dimensions whose mean is zero, as columns.
+
+    The sources write samples as columns: this is the ``dim x n`` matrix
+    Z = [z_1, ..., z_n] with sum_i z_i = 0, the assumption behind [T] (10-12) and
+    [W] 式(10.4). The first ``n - 1`` columns are free symbols ``name_{i,j}``; the last is
+    minus their sum. See book/02_mds.
+
+    Returns
+    -------
+    sympy.Matrix of shape (dim, n)
+    """
+    n = check_integer(n, name="n", low=2)
+    free = matrix(name, dim, n - 1)
+    last = -sum((free[:, j] for j in range(n - 1)), sp.zeros(free.rows, 1))
+    return free.row_join(last)
+
+
+# ------------------------------------------------------------------------ the checks
+
+
+def _simplify(expr, assumptions):
+    """``expr`` simplified to a canonical form (refined under ``assumptions``).
+
+    An expanded polynomial is already canonical, so the slow ``sp.simplify`` is only
+    needed for anything else (fractions, roots, trigonometric functions, ...).
+    """
+    expr = sp.expand(expr)
+    if assumptions is not None:
+        expr = sp.refine(expr, assumptions)
+    return expr if expr == 0 or expr.is_polynomial() else sp.simplify(expr)
+
+
+def _residual(lhs, rhs, label):
+    """``lhs - rhs`` as a sympy object, with a readable error for mismatched shapes."""
+    lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
+    lhs_shape = getattr(lhs, "shape", ())
+    rhs_shape = getattr(rhs, "shape", ())
+    if lhs_shape != rhs_shape:
+        raise SymbolicCheckError(
+            f"{label} does not hold: the left side has shape {lhs_shape} and the right "
+            f"side {rhs_shape}."
+        )
+    return lhs - rhs
+
+
+def _shorten(text):
+    """``text``, cut to :data:`MAX_RESIDUAL_CHARS` characters."""
+    if len(text) <= MAX_RESIDUAL_CHARS:
+        return text
+    return text[:MAX_RESIDUAL_CHARS] + f"\n… ({len(text) - MAX_RESIDUAL_CHARS} more characters)"
+
+
+def check_identity(lhs, rhs, label, *, assumptions=None):
+    """Check a symbolic identity ``lhs == rhs`` (scalars or matrices of the same shape).
+
+    ``lhs - rhs`` is expanded and simplified (entry by entry for matrices); the identity
+    holds when the result is exactly zero.
+
+    Parameters
+    ----------
+    lhs, rhs : sympy expression or Matrix
+    label : str
+        The equation label, shown in the result and in any error.
+    assumptions : sympy Boolean, optional
+        Facts used to refine the difference before simplifying, e.g.
+        ``sp.Q.positive(x)``.
+
+    Returns
+    -------
+    Check
+
+    Raises
+    ------
+    SymbolicCheckError
+        If the difference does not simplify to zero; the message shows the residual.
+    """
+    residual = _residual(lhs, rhs, label)
+    if isinstance(residual, sp.MatrixBase):
+        residual = residual.applyfunc(lambda entry: _simplify(entry, assumptions))
+        holds = residual.is_zero_matrix
+        detail = f"all {len(residual)} entries of the difference simplify to 0"
+    else:
+        residual = _simplify(residual, assumptions)
+        holds = residual == 0
+        detail = "difference simplifies to 0"
+    if not holds:
+        raise SymbolicCheckError(
+            f"{label} does not hold: lhs - rhs simplifies to\n{_shorten(sp.pretty(residual))}"
+        )
+    return Check(label=label, kind="symbolic", detail=detail)
+
+
+def check_numeric(lhs, rhs, label, *, rtol=1e-10, atol=1e-12):
+    """Check that two numeric results agree (``np.allclose``) and have the same shape.
+
+    Parameters
+    ----------
+    lhs, rhs : array-like or scalar
+    label : str
+        The equation label, shown in the result and in any error.
+    rtol, atol : float
+        Tolerances of :func:`numpy.allclose`.
+
+    Returns
+    -------
+    Check
+
+    Raises
+    ------
+    NumericCheckError
+        If the shapes differ or any entry differs by more than the tolerance; the message
+        gives the largest absolute difference.
+    """
+    a, b = np.asarray(lhs), np.asarray(rhs)
+    if a.shape != b.shape:
+        raise NumericCheckError(f"{label} does not hold: shapes {a.shape} and {b.shape} differ.")
+    max_diff = float(np.max(np.abs(a - b), initial=0.0))
+    if not np.allclose(a, b, rtol=rtol, atol=atol):
+        raise NumericCheckError(
+            f"{label} does not hold: max |lhs - rhs| = {max_diff:.3e} "
+            f"(rtol={rtol:g}, atol={atol:g})."
+        )
+    detail = f"max |difference| = {max_diff:.1e} within rtol={rtol:g}, atol={atol:g}"
+    return Check(label=label, kind="numeric", detail=detail)

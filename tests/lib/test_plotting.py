@@ -1,0 +1,252 @@
+"""Tests of dr_lib.plotting: right return types, labelled axes, keys, colour choices, bad input."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.colors import to_hex  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from dr_lib import plotting  # noqa: E402
+
+rng = np.random.default_rng(0)
+Y = rng.normal(size=(60, 2))
+X3 = rng.normal(size=(60, 3))
+classes = np.repeat(np.arange(3), 20)
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def _colorbars(fig):
+    return [ax for ax in fig.axes if ax.get_label() == "<colorbar>"]
+
+
+def _scatter_colours(ax):
+    return [to_hex(c.get_facecolor()[0]) for c in ax.collections]
+
+
+# ---------------------------------------------------------------------------- style
+
+
+def test_okabe_ito_palette():
+    assert len(plotting.OKABE_ITO) == 8 and len(set(plotting.OKABE_ITO)) == 8
+    assert all(c.startswith("#") and len(c) == 7 for c in plotting.OKABE_ITO)
+
+
+def test_use_house_style_sets_rcparams():
+    with matplotlib.rc_context():
+        plotting.use_house_style()
+        assert matplotlib.rcParams["axes.spines.top"] is False
+        assert matplotlib.rcParams["axes.spines.right"] is False
+        assert matplotlib.rcParams["figure.dpi"] == 110
+        assert [to_hex(c) for c in matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]] == [
+            c.lower() for c in plotting.OKABE_ITO
+        ]
+
+
+def test_plotting_leaves_global_rcparams_alone():
+    before = matplotlib.rcParams["axes.spines.top"]
+    ax = plotting.embedding_2d(Y)
+    assert ax.spines["top"].get_visible() is False
+    assert matplotlib.rcParams["axes.spines.top"] == before
+
+
+# ------------------------------------------------------------------------------ 3-D
+
+
+def test_scatter_3d_labels_and_colorbar():
+    ax = plotting.scatter_3d(X3, X3[:, 0], title="roll", colorbar_label="t", elev=20, azim=30)
+    assert isinstance(ax, Axes) and ax.name == "3d"
+    assert (ax.get_xlabel(), ax.get_ylabel(), ax.get_zlabel()) == ("x", "y", "z")
+    assert ax.get_title() == "roll"
+    assert (ax.elev, ax.azim) == (20, 30)
+    (cbar,) = _colorbars(ax.figure)
+    assert cbar.get_ylabel() == "t"
+
+
+def test_scatter_3d_on_given_axes_with_default_colorbar_label():
+    fig = plt.figure()
+    ax = fig.add_subplot(projection="3d")
+    assert plotting.scatter_3d(X3, np.arange(60), ax=ax) is ax
+    assert _colorbars(fig)[0].get_ylabel() == "intrinsic coordinate"
+
+
+@pytest.mark.parametrize(
+    "X, color, pattern",
+    [
+        (Y, np.arange(60), "exactly 3 columns"),
+        (X3, np.arange(59), "color has length 59"),
+        (X3[:, 0], np.arange(60), "2-D"),
+    ],
+)
+def test_scatter_3d_rejects_bad_input(X, color, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        plotting.scatter_3d(X, color)
+
+
+def test_scatter_3d_rejects_2d_axes():
+    _, ax = plt.subplots()
+    with pytest.raises(ValueError, match="3-D Axes"):
+        plotting.scatter_3d(X3, X3[:, 0], ax=ax)
+
+
+# ------------------------------------------------------------------------------ 2-D
+
+
+def test_embedding_2d_categorical_uses_okabe_ito_and_legend():
+    ax = plotting.embedding_2d(Y, classes, title="t", legend_title="class")
+    assert isinstance(ax, Axes)
+    assert (ax.get_xlabel(), ax.get_ylabel(), ax.get_title()) == ("dimension 1", "dimension 2", "t")
+    assert _scatter_colours(ax) == [c.lower() for c in plotting.OKABE_ITO[:3]]
+    legend = ax.get_legend()
+    assert legend.get_title().get_text() == "class"
+    assert [t.get_text() for t in legend.get_texts()] == ["0", "1", "2"]
+    assert not _colorbars(ax.figure)
+
+
+def test_embedding_2d_string_labels_are_categories():
+    labels = np.array(["cat", "dog"] * 30)
+    ax = plotting.embedding_2d(Y, labels)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["cat", "dog"]
+
+
+def test_embedding_2d_ten_digit_classes_stay_distinguishable():
+    labels = np.arange(60) % 10
+    ax = plotting.embedding_2d(Y, labels)
+    styles = {(to_hex(c.get_facecolor()[0]), c.get_paths()[0].vertices.tobytes()) for c in ax.collections}
+    assert len(ax.collections) == 10 and len(styles) == 10
+
+
+def test_embedding_2d_continuous_uses_viridis_and_colorbar():
+    ax = plotting.embedding_2d(Y, Y[:, 0], legend_title="t")
+    assert ax.get_legend() is None
+    (cbar,) = _colorbars(ax.figure)
+    assert cbar.get_ylabel() == "t"
+    assert ax.collections[0].get_cmap().name == "viridis"
+
+
+def test_embedding_2d_many_integers_are_continuous():
+    ax = plotting.embedding_2d(Y, np.arange(60))
+    assert ax.get_legend() is None and len(_colorbars(ax.figure)) == 1
+
+
+def test_embedding_2d_unlabelled_and_annotated():
+    names = [f"p{i}" for i in range(60)]
+    ax = plotting.embedding_2d(Y, annotate=names, xlabel="lon", ylabel="lat")
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("lon", "lat")
+    assert [t.get_text() for t in ax.texts] == names
+    assert ax.get_legend() is None and not _colorbars(ax.figure)
+
+
+def test_embedding_2d_draws_on_given_axes():
+    _, ax = plt.subplots()
+    assert plotting.embedding_2d(Y, classes, ax=ax) is ax
+
+
+@pytest.mark.parametrize(
+    "kwargs, pattern",
+    [
+        (dict(Y=X3), "exactly 2 columns"),
+        (dict(Y=Y, labels=classes[:10]), "labels has length 10"),
+        (dict(Y=Y, annotate=["a"]), "annotate has length 1"),
+        (dict(Y=Y[:, 0]), "2-D"),
+        (dict(Y=np.where(Y > 2, np.nan, Y)), "NaN"),
+    ],
+)
+def test_embedding_2d_rejects_bad_input(kwargs, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        plotting.embedding_2d(**kwargs)
+
+
+# ----------------------------------------------------------------------------- grid
+
+
+def test_embedding_grid_titles_with_timings_and_shared_legend():
+    panels = {"PCA": (Y, 0.4213), "MDS": Y * 2, "Isomap": (Y, 1.5), "LLE": (Y, 0.01)}
+    fig = plotting.embedding_grid(panels, classes, suptitle="compare")
+    assert isinstance(fig, Figure)
+    visible = [ax for ax in fig.axes if ax.axison]
+    assert [ax.get_title() for ax in visible] == ["PCA (0.42 s)", "MDS", "Isomap (1.50 s)", "LLE (0.01 s)"]
+    assert len(fig.axes) == 6  # 2 rows x 3 columns, two switched off
+    assert all(ax.get_xlabel() and ax.get_ylabel() for ax in visible)
+    assert len(fig.legends) == 1 and fig.get_suptitle() == "compare"
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["0", "1", "2"]
+
+
+def test_embedding_grid_continuous_labels_get_one_colorbar():
+    fig = plotting.embedding_grid({"a": Y, "b": Y}, Y[:, 1], ncols=2, legend_title="height")
+    (cbar,) = _colorbars(fig)
+    assert cbar.get_ylabel() == "height" and not fig.legends
+
+
+def test_embedding_grid_without_labels():
+    fig = plotting.embedding_grid({"only": Y})
+    assert len(fig.axes) == 1 and not fig.legends and not _colorbars(fig)
+
+
+@pytest.mark.parametrize(
+    "panels, labels, pattern",
+    [
+        ({}, None, "non-empty dict"),
+        ({"a": X3}, None, r"panels\['a'\] must have exactly 2 columns"),
+        ({"a": Y}, classes[:5], "labels has length 5"),
+        ({"a": (Y, -1.0)}, None, "seconds"),
+    ],
+)
+def test_embedding_grid_rejects_bad_input(panels, labels, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        plotting.embedding_grid(panels, labels)
+
+
+# --------------------------------------------------------------------------- curves
+
+
+def test_curves_styles_are_distinct_and_labelled():
+    n = np.array([10, 100, 1000])
+    series = {"a": 1 / n, "b": 2 / n, "c": (n[:2], [1.0, 2.0])}
+    ax = plotting.curves(n, series, xlabel="n", ylabel="error", logx=True, logy=True, title="t")
+    assert (ax.get_xlabel(), ax.get_ylabel(), ax.get_title()) == ("n", "error", "t")
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    lines = ax.get_lines()
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a", "b", "c"]
+    assert len({l.get_linestyle() for l in lines}) == 3 and len({l.get_marker() for l in lines}) == 3
+    assert [to_hex(l.get_color()) for l in lines] == [c.lower() for c in plotting.OKABE_ITO[:3]]
+    np.testing.assert_array_equal(lines[2].get_xdata(), [10, 100])
+
+
+def test_curves_style_override_and_no_markers():
+    x = np.arange(4.0)
+    styles = {"theory": {"linestyle": ":", "color": "k"}}
+    series = {"data": x, "theory": x**2}
+    ax = plotting.curves(x, series, xlabel="x", ylabel="y", markers=False, styles=styles)
+    data, theory = ax.get_lines()
+    assert data.get_marker() in ("None", None, "")
+    assert theory.get_linestyle() == ":" and to_hex(theory.get_color()) == "#000000"
+    assert ax.get_xscale() == "linear"
+
+
+@pytest.mark.parametrize(
+    "x, series, pattern",
+    [
+        (np.arange(3), {"a": np.arange(4)}, r"series\['a'\] has length 4 but there are 3"),
+        (None, {"a": np.arange(4)}, "has no x values"),
+        (np.arange(3), {}, "non-empty dict"),
+        (np.arange(3), {"a": np.ones((3, 2))}, "must be 1-D"),
+    ],
+)
+def test_curves_rejects_bad_input(x, series, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        plotting.curves(x, series, xlabel="x", ylabel="y")
+
+
+def test_curves_requires_axis_labels():
+    with pytest.raises(TypeError):
+        plotting.curves(np.arange(3), {"a": np.arange(3)})

@@ -1,0 +1,99 @@
+"""The rendered book, as a reader's browser sees it (headless Chromium, no network)."""
+
+import pytest
+
+from .conftest import HTML, local_path
+
+
+def test_the_book_has_pages(site):
+    assert "book/intro.html" in site and len(site) >= 5
+
+
+def test_the_front_door_leads_to_the_introduction(browser, site_url):
+    page = browser.new_page()
+    page.goto(site_url)
+    page.wait_for_url("**/book/intro.html")
+    assert "Dimensionality Reduction" in page.title()
+    page.close()
+
+
+def test_every_page_opens_without_errors(site):
+    bad = {rel: r.page_errors for rel, r in site.items() if r.page_errors}
+    assert not bad, f"JavaScript errors: {bad}"
+
+
+def test_no_page_reaches_for_the_network(site):
+    # Everything, MathJax included, must come from the built site itself.
+    bad = {rel: r.external_requests for rel, r in site.items() if r.external_requests}
+    assert not bad, f"requests to other hosts: {bad}"
+
+
+def test_every_resource_loads(site):
+    bad = {rel: r.failed_requests for rel, r in site.items() if r.failed_requests}
+    assert not bad, f"failed requests: {bad}"
+
+
+def test_mathjax_typeset_all_maths(site):
+    with_maths = {rel: r for rel, r in site.items() if r.data["math_total"]}
+    assert with_maths, "no page has any mathematics: is MathJax output being checked at all?"
+    bad = {rel: r.data["math_untypeset"] for rel, r in with_maths.items()
+           if not r.data["mathjax"] or r.data["math_untypeset"]}
+    assert not bad, f"maths left untypeset: {bad}"
+
+
+def test_no_raw_tex_delimiters_in_visible_text(site):
+    bad = {rel: r.data["raw_math"] for rel, r in site.items() if r.data["raw_math"]}
+    assert not bad, f"raw \\(, \\[, $$ or \\begin{{ left in the text: {bad}"
+
+
+def test_every_image_loaded(site):
+    bad = {rel: r.data["broken_images"] for rel, r in site.items() if r.data["broken_images"]}
+    assert not bad, f"images that did not load: {bad}"
+
+
+def test_no_internal_link_is_broken(site, site_url):
+    broken = []
+    for rel, report in site.items():
+        for href in report.data["links"]:
+            if not href.startswith(site_url):
+                continue
+            target, fragment = local_path(href, site_url)
+            if not (HTML / target).is_file():
+                broken.append((rel, href))
+            elif fragment and target in site and fragment not in site[target].data["ids"]:
+                broken.append((rel, href))
+    assert not broken, f"broken internal links: {broken}"
+
+
+@pytest.mark.parametrize("rel", ["book/intro.html"])
+def test_download_and_print_buttons(rel, browser, site_url):
+    page = browser.new_page()
+    page.goto(site_url + rel)
+    assert page.locator(".btn-download-source-button").count() >= 1
+    assert page.locator(".btn-download-pdf-button").count() == 1
+    page.close()
+
+
+def test_notebook_pages_offer_the_notebook(site, site_url, browser):
+    notebook_pages = [rel for rel in site if (HTML / "_sources" / rel).with_suffix(".ipynb").exists()]
+    assert notebook_pages, "no page built from a notebook"
+    page = browser.new_page()
+    for rel in notebook_pages:
+        page.goto(site_url + rel)
+        hrefs = page.locator(".btn-download-source-button").evaluate_all("els => els.map(e => e.href)")
+        assert any(h.endswith(".ipynb") for h in hrefs), f"{rel} has no .ipynb download"
+    page.close()
+
+
+def test_dark_mode_switches_the_colours(browser, site_url):
+    page = browser.new_page()
+    page.goto(site_url + "book/intro.html")
+    page.evaluate("() => document.documentElement.dataset.theme = 'light'")
+    light = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
+    for _ in range(3):  # the switch cycles light -> dark -> auto
+        page.locator(".theme-switch-button").first.click()
+        if page.evaluate("() => document.documentElement.dataset.theme") == "dark":
+            break
+    dark = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
+    assert light != dark
+    page.close()
