@@ -10,6 +10,9 @@ HTML   := _build/html
 PORT   ?= 8000
 JB_STRICT := -W -n --keep-going
 
+# Progress bars are for a person at a keyboard; in executed pages they are only noise.
+export TQDM_DISABLE := 1
+
 .PHONY: setup book test serve clean distclean strip
 
 setup: $(STAMP)

@@ -78,7 +78,13 @@ def _house_style(function):
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
         with mpl.rc_context(HOUSE_STYLE):
-            return function(*args, **kwargs)
+            result = function(*args, **kwargs)
+            interactive = mpl.is_interactive()
+        # rc_context restores every rcParam on exit, "interactive" included. A backend first
+        # loaded inside the call (Jupyter's inline backend switches interactive mode on) must
+        # keep that setting, or no later figure of the notebook would be shown.
+        mpl.interactive(interactive)
+        return result
 
     return wrapper
 
@@ -341,6 +347,7 @@ def curves(
     logy=False,
     markers=True,
     styles=None,
+    legend_loc="best",
 ):
     """Several named line series on one axes, distinguishable in colour and in greyscale.
 
@@ -361,6 +368,8 @@ def curves(
     styles : dict, optional
         ``name -> dict`` of ``Axes.plot`` keyword arguments overriding the default style
         of that series (e.g. ``{"theory": {"linestyle": "-", "marker": None}}``).
+    legend_loc : str, default="best"
+        Where the legend goes, as matplotlib's ``loc`` (e.g. ``"lower right"``).
 
     Returns
     -------
@@ -376,6 +385,6 @@ def curves(
     ax.set(xlabel=xlabel, ylabel=ylabel, title=title or "")
     ax.set_xscale("log" if logx else "linear")
     ax.set_yscale("log" if logy else "linear")
-    ax.legend()
+    ax.legend(loc=legend_loc)
     return ax
 

@@ -250,3 +250,32 @@ def test_curves_rejects_bad_input(x, series, pattern):
 def test_curves_requires_axis_labels():
     with pytest.raises(TypeError):
         plotting.curves(np.arange(3), {"a": np.arange(3)})
+
+
+def test_curves_legend_location():
+    ax = plotting.curves([1, 2], {"a": [1, 2]}, xlabel="x", ylabel="y", legend_loc="lower right")
+    assert ax.get_legend()._loc == 4  # matplotlib's code for "lower right"
+
+
+def test_a_backend_loaded_inside_a_plot_keeps_its_interactive_mode(tmp_path):
+    # Regression: rc_context rolled back the interactive mode that Jupyter's inline backend
+    # switches on when it is loaded, so after a first figure drawn by dr_lib.plotting no
+    # later figure of the notebook was shown. A stand-in backend does the same on import.
+    import os
+    import subprocess
+    import sys
+    (tmp_path / "interactive_backend.py").write_text(
+        "import matplotlib\n"
+        "from matplotlib.backends.backend_agg import FigureCanvasAgg as FigureCanvas\n"
+        "matplotlib.interactive(True)\n"
+    )
+    code = (
+        "import matplotlib as mpl\n"
+        "from dr_lib import plotting\n"
+        "plotting.curves([1, 2], {'a': [1, 2]}, xlabel='x', ylabel='y')\n"
+        "assert mpl.is_interactive(), 'interactive mode rolled back'\n"
+    )
+    env = {**os.environ, "MPLBACKEND": "module://interactive_backend",
+           "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr

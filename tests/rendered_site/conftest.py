@@ -133,11 +133,7 @@ def site(site_url, browser) -> dict[str, PageReport]:
         report = PageReport(url=site_url + rel, data={})
         page = context.new_page()
 
-        def block_external(route, report=report):
-            report.external_requests.append(route.request.url)
-            route.abort()
-
-        page.route(lambda url: not url.startswith(site_url), block_external)
+        page.route(lambda url: not url.startswith(site_url), _blocker(report))
         page.on("requestfailed", lambda r, report=report: report.failed_requests.append(r.url))
         page.on("response", lambda r, report=report: r.status >= 400
                 and report.failed_requests.append(f"{r.status} {r.url}"))
@@ -152,6 +148,16 @@ def site(site_url, browser) -> dict[str, PageReport]:
         reports[rel] = report
     context.close()
     return reports
+
+
+def _blocker(report: PageReport):
+    """A route handler that refuses, and records, every request to another host."""
+
+    def block(route):
+        report.external_requests.append(route.request.url)
+        route.abort()
+
+    return block
 
 
 def local_path(url: str, site_url: str) -> tuple[str, str]:

@@ -41,3 +41,12 @@ def test_page_has_exactly_one_title(path):
     text = re.sub(r"```.*?```", "", page_markup(path), flags=re.DOTALL)
     titles = re.findall(r"^# \S", text, flags=re.MULTILINE)
     assert len(titles) == 1, f"{path.name} has {len(titles)} top-level '# ' headings"
+
+
+@pytest.mark.parametrize("path", notebooks(), ids=lambda p: p.name)
+def test_notebook_uses_text_progress_bars(path):
+    # tqdm.auto/notebook draw ipywidgets: in the built page that is a warning or a widget whose
+    # scripts come from a CDN. `from tqdm import tqdm` prints text and honours TQDM_DISABLE.
+    code = "\n".join("".join(c["source"]) for c in read_notebook(path)["cells"]
+                     if c["cell_type"] == "code")
+    assert not re.search(r"tqdm\.(auto|notebook|autonotebook)", code)
