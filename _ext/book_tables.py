@@ -121,7 +121,7 @@ class BilingualGlossary(_YamlTable):
         lines = ["```{glossary}", ":sorted:", ""]
         for row in self.load_rows():
             lines += [row["term"], row["zh"],
-                      f"   {cell(row['definition'])} 中文：{row['zh']}. "
+                      f"   {cell(row['definition'])} "
                       f"Introduced in {label_link(row['label'])}.", ""]
         lines.append("```")
         return self.render(lines)

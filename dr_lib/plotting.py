@@ -13,6 +13,7 @@ import math
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
+from matplotlib.ticker import MaxNLocator
 import numpy as np
 
 from dr_lib._validation import (
@@ -134,6 +135,8 @@ def scatter_3d(
         )
     points = ax.scatter(X[:, 0], X[:, 1], X[:, 2], c=color, cmap=cmap, s=s, linewidths=0)
     ax.set(xlabel="x", ylabel="y", zlabel="z", title=title or "")
+    for axis in (ax.xaxis, ax.yaxis, ax.zaxis):  # few ticks: the panels are often small
+        axis.set_major_locator(MaxNLocator(nbins=4))
     ax.view_init(elev=elev, azim=azim)
     label = colorbar_label or "intrinsic coordinate"
     ax.figure.colorbar(points, ax=ax, shrink=0.7, pad=0.1, label=label)

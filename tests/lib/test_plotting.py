@@ -72,6 +72,13 @@ def test_scatter_3d_labels_and_colorbar():
     assert cbar.get_ylabel() == "t"
 
 
+def test_scatter_3d_keeps_few_ticks():
+    ax = plotting.scatter_3d(100 * X3, X3[:, 0])
+    ax.figure.canvas.draw()
+    for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
+        assert len(axis.get_major_locator()()) <= 6
+
+
 def test_scatter_3d_on_given_axes_with_default_colorbar_label():
     fig = plt.figure()
     ax = fig.add_subplot(projection="3d")

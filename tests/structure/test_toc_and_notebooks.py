@@ -50,3 +50,13 @@ def test_notebook_uses_text_progress_bars(path):
     code = "\n".join("".join(c["source"]) for c in read_notebook(path)["cells"]
                      if c["cell_type"] == "code")
     assert not re.search(r"tqdm\.(auto|notebook|autonotebook)", code)
+
+
+MAX_CODE_LINE = 88  # what the rendered page shows without a horizontal scrollbar
+
+
+@pytest.mark.parametrize("path", notebooks(), ids=lambda p: p.name)
+def test_code_lines_fit_the_page(path):
+    long = [line for c in read_notebook(path)["cells"] if c["cell_type"] == "code"
+            for line in "".join(c["source"]).splitlines() if len(line) > MAX_CODE_LINE]
+    assert not long, f"{path.name}: {len(long)} code lines longer than {MAX_CODE_LINE}: {long[:3]}"
