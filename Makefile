@@ -13,7 +13,7 @@ JB_STRICT := -W -n --keep-going
 # Progress bars are for a person at a keyboard; in executed pages they are only noise.
 export TQDM_DISABLE := 1
 
-.PHONY: setup book test serve clean distclean strip
+.PHONY: setup book test serve bench clean distclean strip
 
 setup: $(STAMP)
 
@@ -41,6 +41,10 @@ serve:
 	@test -f $(HTML)/index.html || { echo "No book built yet: run 'make book' first."; exit 1; }
 	@echo "Serving the book at http://localhost:$(PORT)/ (Ctrl-C to stop)"
 	$(BIN)/python -m http.server $(PORT) --bind 127.0.0.1 --directory $(HTML)
+
+# Timed comparisons with scikit-learn; not tests (see benchmarks/README.md).
+bench: setup
+	@for script in benchmarks/bench_*.py; do $(BIN)/python $$script || exit 1; done
 
 # Remove outputs from every notebook before committing (a test enforces it).
 strip: setup

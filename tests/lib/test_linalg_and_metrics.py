@@ -1,0 +1,63 @@
+"""The shared linear-algebra steps and the Procrustes alignment."""
+
+import numpy as np
+import pytest
+from scipy.stats import special_ortho_group
+
+from dr_lib import metrics
+from dr_lib._linalg import centering_matrix, double_centre, fix_signs, top_eigenpairs
+
+rng = np.random.default_rng(1)
+
+
+def test_double_centre_equals_J_M_J():
+    M = rng.normal(size=(7, 7))
+    J = centering_matrix(7)
+    np.testing.assert_allclose(double_centre(M), J @ M @ J, atol=1e-12)
+    np.testing.assert_allclose(double_centre(M).sum(axis=0), 0, atol=1e-12)
+    np.testing.assert_allclose(double_centre(M).sum(axis=1), 0, atol=1e-12)
+
+
+def test_centering_matrix_is_a_symmetric_projection():
+    J = centering_matrix(5)
+    np.testing.assert_allclose(J @ J, J, atol=1e-12)
+    np.testing.assert_allclose(J, J.T)
+    np.testing.assert_allclose(J @ np.ones(5), 0, atol=1e-12)
+
+
+def test_fix_signs_makes_the_largest_entry_positive_and_is_idempotent():
+    V = rng.normal(size=(6, 3))
+    F = fix_signs(V)
+    assert np.all(F[np.argmax(np.abs(F), axis=0), range(3)] > 0)
+    np.testing.assert_allclose(np.abs(F), np.abs(V))
+    np.testing.assert_allclose(fix_signs(-V), F)
+
+
+def test_top_eigenpairs_match_the_full_decomposition():
+    A = rng.normal(size=(8, 8))
+    S = A @ A.T
+    values, vectors = top_eigenpairs(S, 3)
+    full = np.sort(np.linalg.eigvalsh(S))[::-1]
+    np.testing.assert_allclose(values, full[:3])
+    np.testing.assert_allclose(S @ vectors, vectors * values, atol=1e-9)
+    np.testing.assert_allclose(vectors.T @ vectors, np.eye(3), atol=1e-12)
+
+
+def test_procrustes_undoes_rotation_reflection_scale_and_shift():
+    Y = rng.normal(size=(30, 3))
+    Q = special_ortho_group.rvs(3, random_state=2) @ np.diag([1, 1, -1])  # with a reflection
+    reference = 2.5 * Y @ Q + np.array([1.0, -2.0, 3.0])
+    aligned, disparity = metrics.procrustes(Y, reference)
+    np.testing.assert_allclose(aligned, reference, atol=1e-10)
+    assert disparity < 1e-20
+
+
+def test_procrustes_without_scale_leaves_a_residual_for_a_scaled_copy():
+    Y = rng.normal(size=(20, 2))
+    _, disparity = metrics.procrustes(Y, 3 * Y, scale=False)
+    assert disparity == pytest.approx(4 / 9)
+
+
+def test_procrustes_rejects_mismatched_shapes():
+    with pytest.raises(ValueError, match="same samples"):
+        metrics.procrustes(np.zeros((5, 2)), np.zeros((4, 2)))
