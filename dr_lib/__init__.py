@@ -15,8 +15,16 @@ __version__ = "0.1.0"
 # public name -> (module to import, attribute of that module; None = the module itself)
 _LAZY = {
     "datasets": ("dr_lib.datasets", None),
+    "metrics": ("dr_lib.metrics", None),
     "plotting": ("dr_lib.plotting", None),
     "symbolic": ("dr_lib.symbolic", None),
+    "pca": ("dr_lib.pca", None),
+    "mds": ("dr_lib.mds", None),
+    "kernel_pca": ("dr_lib.kernel_pca", None),
+    "kernels": ("dr_lib.kernels", None),
+    "PCA": ("dr_lib.pca", "PCA"),
+    "ClassicalMDS": ("dr_lib.mds", "ClassicalMDS"),
+    "KernelPCA": ("dr_lib.kernel_pca", "KernelPCA"),
 }
 
 __all__ = ["__version__", *_LAZY]

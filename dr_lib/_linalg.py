@@ -7,6 +7,12 @@ sign. Input validation happens in the estimators, through ``dr_lib._validation``
 
 import numpy as np
 from scipy.linalg import eigh
+from scipy.sparse.linalg import eigsh
+
+#: Above this size, and for few pairs, the top eigenpairs come from ARPACK (Lanczos), which
+#: needs only matrix-vector products; below it a dense LAPACK call is faster and exact.
+#: The same rule as scikit-learn's ``eigen_solver="auto"``.
+ITERATIVE_MIN_SIZE, ITERATIVE_MAX_PAIRS = 200, 10
 
 
 def centering_matrix(n):
@@ -46,11 +52,18 @@ def top_eigenpairs(S, k):
 
     Returns ``(eigenvalues, eigenvectors)`` with eigenvalues in decreasing order and the
     eigenvectors as columns, signs fixed by :func:`fix_signs`. Only the top ``k`` pairs are
-    computed (LAPACK ``syevr`` with a subset), which is what PCA ([T] (10-8)), classical MDS
-    ([T] (10-17)) and kernel PCA ([W] 式(10.24)) need.
+    computed, which is what PCA ([T] (10-8)), classical MDS ([T] (10-17)) and kernel PCA
+    ([W] 式(10.24)) need: by ARPACK for a large matrix and few pairs, else by LAPACK
+    ``syevr`` with a subset of indices.
     """
     S = np.asarray(S, dtype=np.float64)
     n = S.shape[0]
-    values, vectors = eigh(S, subset_by_index=(n - k, n - 1))
+    if n > ITERATIVE_MIN_SIZE and k < ITERATIVE_MAX_PAIRS:
+        # A fixed start vector keeps the result reproducible. Not the all-ones vector:
+        # a double-centred matrix (MDS, kernel PCA) maps it to zero.
+        start = np.random.default_rng(0).uniform(-1, 1, n)
+        values, vectors = eigsh(S, k=k, which="LA", v0=start)
+    else:
+        values, vectors = eigh(S, subset_by_index=(n - k, n - 1))
     order = np.argsort(values)[::-1]
     return values[order], fix_signs(vectors[:, order])
