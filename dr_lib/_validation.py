@@ -39,7 +39,7 @@ def _as_numeric(X, name):
             f"Convert it first, e.g. {name}.astype(float), after encoding any text columns."
         )
     try:
-        return arr.astype(np.float64)
+        return arr.astype(np.float64, copy=False)  # no copy when X is already float64
     except (TypeError, ValueError) as exc:
         raise ValueError(
             f"{name} must be numeric; its entries cannot be converted to float ({exc}). "

@@ -34,6 +34,7 @@ __all__ = [
     "embedding_2d",
     "embedding_grid",
     "curves",
+    "image_grid",
 ]
 
 #: Okabe & Ito's colour-blind-safe palette (black last, so the first seven are colours).
@@ -391,3 +392,51 @@ def curves(
     ax.legend(loc=legend_loc)
     return ax
 
+
+
+# --------------------------------------------------------------------------- images
+
+
+@_house_style
+def image_grid(images, *, image_shape, col_titles=None, cmap="gray_r", vmin=None, vmax=None,
+               panel_size=1.1):
+    """A grid of small images, e.g. digits and their reconstructions side by side.
+
+    Parameters
+    ----------
+    images : array-like of shape (n_rows, n_cols, n_pixels)
+        One flattened image per cell of the grid.
+    image_shape : tuple of int
+        The shape each flattened image is reshaped to, e.g. ``(8, 8)``.
+    col_titles : list of str, optional
+        One title per column, written above the top row.
+    cmap : str, default="gray_r"
+        Colour map; "gray_r" shows ink as dark on light.
+    vmin, vmax : float, optional
+        The same grey scale for every panel (by default each panel is scaled on its own).
+    panel_size : float, default=1.1
+        Width and height of one panel in inches.
+
+    Returns
+    -------
+    matplotlib Figure
+    """
+    images = np.asarray(images, dtype=np.float64)
+    if images.ndim != 3 or images.shape[2] != math.prod(image_shape):
+        raise ValueError(
+            f"images must have shape (n_rows, n_cols, {math.prod(image_shape)}) for "
+            f"image_shape={tuple(image_shape)}; got {images.shape}."
+        )
+    n_rows, n_cols, _ = images.shape
+    if col_titles is not None and len(col_titles) != n_cols:
+        raise ValueError(f"col_titles has {len(col_titles)} entries; pass one per column "
+                         f"({n_cols}).")
+    fig, axes = plt.subplots(n_rows, n_cols, squeeze=False,
+                             figsize=(panel_size * n_cols, panel_size * n_rows))
+    for (r, c), ax in np.ndenumerate(axes):
+        ax.imshow(images[r, c].reshape(image_shape), cmap=cmap, vmin=vmin, vmax=vmax)
+        ax.set_xticks([])
+        ax.set_yticks([])
+    for c, title in enumerate(col_titles or []):
+        axes[0, c].set_title(title)
+    return fig

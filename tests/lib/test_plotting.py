@@ -286,3 +286,23 @@ def test_a_backend_loaded_inside_a_plot_keeps_its_interactive_mode(tmp_path):
            "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+# --------------------------------------------------------------------------- images
+
+
+def test_image_grid_draws_one_panel_per_image_with_column_titles():
+    images = rng.uniform(size=(2, 3, 16))
+    fig = plotting.image_grid(images, image_shape=(4, 4), col_titles=["a", "b", "c"],
+                              vmin=0, vmax=1)
+    assert isinstance(fig, Figure) and len(fig.axes) == 6
+    assert [ax.get_title() for ax in fig.axes[:3]] == ["a", "b", "c"]
+    np.testing.assert_array_equal(fig.axes[4].images[0].get_array(), images[1, 1].reshape(4, 4))
+    assert fig.axes[0].images[0].get_clim() == (0, 1)
+
+
+@pytest.mark.parametrize("shape, titles, pattern", [((2, 3, 15), None, "n_rows, n_cols, 16"),
+                                                     ((2, 3, 16), ["a"], "one per column")])
+def test_image_grid_rejects_bad_input(shape, titles, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        plotting.image_grid(np.zeros(shape), image_shape=(4, 4), col_titles=titles)

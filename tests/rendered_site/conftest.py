@@ -43,11 +43,17 @@ async () => {
     if (/\\\(|\\\)|\\\[|\\\]|\$\$|\\begin\{/.test(text)) raw.push(text.trim().slice(0, 80));
   }
   const maths = Array.from(document.querySelectorAll('.math'));
+  // TeX that MathJax could not parse (mjx-merror), or that it printed as text: a backslash
+  // left in the MathML it builds for screen readers, e.g. \_ inside \texttt{...}.
+  const mathErrors = Array.from(document.querySelectorAll('mjx-merror')).map(e => e.textContent)
+    .concat(Array.from(document.querySelectorAll('mjx-assistive-mml'))
+      .map(e => e.textContent).filter(t => t.includes('\\')));
   return {
     mathjax: Boolean(window.MathJax && MathJax.startup),
     math_total: maths.length,
     math_untypeset: maths.filter(m => !m.querySelector('mjx-container')).map(m => m.textContent.slice(0, 80)),
     raw_math: raw,
+    math_errors: mathErrors.map(t => t.slice(0, 80)),
     broken_images: images.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
     links: Array.from(document.querySelectorAll('a[href]')).map(a => a.href),
     ids: Array.from(document.querySelectorAll('[id]')).map(e => e.id),

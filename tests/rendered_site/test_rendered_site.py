@@ -41,6 +41,11 @@ def test_mathjax_typeset_all_maths(site):
     assert not bad, f"maths left untypeset: {bad}"
 
 
+def test_mathjax_understood_all_maths(site):
+    bad = {rel: r.data["math_errors"] for rel, r in site.items() if r.data["math_errors"]}
+    assert not bad, f"TeX that MathJax rendered as an error or as literal text: {bad}"
+
+
 def test_no_raw_tex_delimiters_in_visible_text(site):
     bad = {rel: r.data["raw_math"] for rel, r in site.items() if r.data["raw_math"]}
     assert not bad, f"raw \\(, \\[, $$ or \\begin{{ left in the text: {bad}"
