@@ -22,9 +22,16 @@ _LAZY = {
     "mds": ("dr_lib.mds", None),
     "kernel_pca": ("dr_lib.kernel_pca", None),
     "kernels": ("dr_lib.kernels", None),
+    "graphs": ("dr_lib.graphs", None),
+    "isomap": ("dr_lib.isomap", None),
+    "lle": ("dr_lib.lle", None),
+    "laplacian_eigenmaps": ("dr_lib.laplacian_eigenmaps", None),
     "PCA": ("dr_lib.pca", "PCA"),
     "ClassicalMDS": ("dr_lib.mds", "ClassicalMDS"),
     "KernelPCA": ("dr_lib.kernel_pca", "KernelPCA"),
+    "Isomap": ("dr_lib.isomap", "Isomap"),
+    "LocallyLinearEmbedding": ("dr_lib.lle", "LocallyLinearEmbedding"),
+    "LaplacianEigenmaps": ("dr_lib.laplacian_eigenmaps", "LaplacianEigenmaps"),
 }
 
 __all__ = ["__version__", *_LAZY]

@@ -12,6 +12,7 @@ directly.
 from numbers import Integral, Real
 
 import numpy as np
+from scipy.sparse import csgraph
 
 __all__ = [
     "check_array",
@@ -25,6 +26,7 @@ __all__ = [
     "check_positive",
     "check_interval",
     "check_in",
+    "check_connected",
 ]
 
 _NUMERIC_KINDS = "biuf"
@@ -364,3 +366,35 @@ def check_in(value, allowed, *, name):
         choices = ", ".join(repr(a) for a in allowed)
         raise ValueError(f"{name}={value!r} is not one of {choices}; pass one of these.")
     return value
+
+
+def check_connected(graph, *, n_neighbors=None):
+    """Validate that a neighbourhood graph is connected (edge directions ignored).
+
+    Geodesic distances between two components would be infinite, and an embedding would
+    place the components arbitrarily relative to each other, so a disconnected graph is an
+    error rather than a silent infinity.
+
+    Parameters
+    ----------
+    graph : sparse matrix or array-like of shape (n, n)
+        Edge weights; absent entries are non-edges.
+    n_neighbors : int, optional
+        The neighbourhood size that built the graph, quoted in the message.
+
+    Returns
+    -------
+    The graph, unchanged.
+    """
+    n_components, labels = csgraph.connected_components(graph, directed=False)
+    if n_components == 1:
+        return graph
+    sizes = np.bincount(labels)
+    used = "" if n_neighbors is None else f" with n_neighbors={n_neighbors}"
+    larger = "a larger n_neighbors" if n_neighbors is None else f"n_neighbors > {n_neighbors}"
+    raise ValueError(
+        f"The neighbourhood graph{used} has {n_components} connected components "
+        f"(sizes {np.array2string(np.sort(sizes)[::-1][:10])}); no embedding can place "
+        f"one component relative to another. Pass {larger} (or a larger radius), or "
+        f"embed each component separately."
+    )

@@ -48,7 +48,11 @@ def double_centering(D2):
     ndarray of shape (n, n)
         The double-centred matrix B; its rows and columns sum to zero.
     """
-    D2 = check_square_dissimilarity(D2, name="D2", squared=True)
+    return _inner_products(check_square_dissimilarity(D2, name="D2", squared=True))
+
+
+def _inner_products(D2):
+    """B = -1/2 J D2 J for squared distances that are already validated."""
     return -0.5 * double_centre(D2)
 
 
@@ -154,7 +158,7 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
         D = self._distances(X)
         n = len(D)
         k = check_integer(self.n_components, name="n_components", high=n)
-        B = double_centering(D**2)
+        B = _inner_products(D**2)  # D was validated by _distances
         values, vectors = top_eigenpairs(B, k)
         positive = _positive(values, n)
         if not positive.all():

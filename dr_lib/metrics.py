@@ -1,13 +1,19 @@
-"""Measures of agreement between embeddings.
+"""Measures of agreement between embeddings, and of how well an embedding keeps neighbours.
 
-More quality measures (trustworthiness, continuity, co-ranking) join this module with the
-chapters that need them.
+``procrustes`` compares two embeddings up to a similarity transformation. The rank-based
+measures compare an embedding with the data it came from, and every comparison table of the
+manifold-learning chapters uses them (they are explained in book/04_isomap, section
+"Quality metrics"): trustworthiness and continuity (Venna & Kaski, 2001), the
+co-ranking matrix with Q_NX, R_NX and its area under the curve (Lee & Verleysen), and the
+leave-one-out k-nearest-neighbour accuracy in the embedding.
 """
 
 import numpy as np
 from scipy.linalg import orthogonal_procrustes
+from scipy.spatial.distance import cdist
+from sklearn.neighbors import NearestNeighbors
 
-from dr_lib._validation import check_array
+from dr_lib._validation import check_array, check_integer, check_labels, check_n_neighbors
 
 
 def procrustes(Y, reference, *, scale=True):
@@ -47,3 +53,199 @@ def procrustes(Y, reference, *, scale=True):
     aligned = s * Yc @ R + ref_mean
     disparity = float(np.sum((aligned - reference) ** 2) / np.sum(Rc**2))
     return aligned, disparity
+
+
+def _pair(X_high, X_low):
+    """Both representations validated, with the same number of samples (at least 3)."""
+    X_high = check_array(X_high, name="X_high", min_samples=3)
+    X_low = check_array(X_low, name="X_low", min_samples=3)
+    if len(X_high) != len(X_low):
+        raise ValueError(
+            f"X_high has {len(X_high)} samples but X_low has {len(X_low)}; pass the data "
+            f"and its embedding with one row per sample in the same order."
+        )
+    return X_high, X_low
+
+
+def _ranks(X):
+    """rho[i, j]: the rank of sample j among the neighbours of i (1 = nearest; self 0).
+
+    Ties are broken by index (a stable sort), as in the co-ranking literature.
+    """
+    D = cdist(X, X)
+    np.fill_diagonal(D, -1.0)  # self first, rank 0
+    order = np.argsort(D, axis=1, kind="stable")
+    ranks = np.empty_like(order)
+    np.put_along_axis(ranks, order, np.arange(len(X))[None, :], axis=1)
+    return ranks
+
+
+def _check_rank_k(n_neighbors, n_samples):
+    """k for trustworthiness/continuity: 1 <= k < n/2 (the normalisation needs it)."""
+    return check_integer(n_neighbors, name="n_neighbors", high=(n_samples - 1) // 2)
+
+
+def trustworthiness(X_high, X_low, n_neighbors=10):
+    """Trustworthiness T(k): are the embedding's neighbours true neighbours?
+
+    T(k) = 1 - 2 / (n k (2n - 3k - 1)) sum_i sum_{j in U_k(i)} (r(i, j) - k), where
+    U_k(i) are the k nearest neighbours of i in ``X_low`` that are not among its k nearest in
+    ``X_high`` and r(i, j) is the rank of j among the neighbours of i in ``X_high``
+    (Venna & Kaski, 2001). 1 means no false neighbours. Equal to
+    ``sklearn.manifold.trustworthiness`` (Euclidean). See book/04_isomap.
+
+    Parameters
+    ----------
+    X_high : array-like of shape (n_samples, n_features)
+    X_low : array-like of shape (n_samples, n_components)
+    n_neighbors : int, default=10
+        k, with 1 <= k < n_samples / 2.
+
+    Returns
+    -------
+    float in [0, 1]
+    """
+    X_high, X_low = _pair(X_high, X_low)
+    n = len(X_high)
+    k = _check_rank_k(n_neighbors, n)
+    rank_high = _ranks(X_high)
+    _, low_neighbours = NearestNeighbors(n_neighbors=k).fit(X_low).kneighbors()
+    penalty = np.take_along_axis(rank_high, low_neighbours, axis=1) - k
+    return float(1.0 - 2.0 / (n * k * (2 * n - 3 * k - 1)) * penalty[penalty > 0].sum())
+
+
+def continuity(X_high, X_low, n_neighbors=10):
+    """Continuity C(k): are the true neighbours still neighbours in the embedding?
+
+    The mirror image of :func:`trustworthiness`, with the roles of the spaces exchanged:
+    C(k) = trustworthiness(X_low, X_high, k) (Venna & Kaski, 2001). 1 means no
+    neighbour is torn away. See book/04_isomap.
+
+    Returns
+    -------
+    float in [0, 1]
+    """
+    return trustworthiness(X_low, X_high, n_neighbors)
+
+
+def coranking_matrix(X_high, X_low):
+    """The co-ranking matrix Q of Lee & Verleysen.
+
+    Q[k-1, l-1] counts the pairs (i, j), i != j, for which j is the k-th neighbour of i in
+    ``X_high`` and the l-th in ``X_low`` (ranks 1..n-1, ties broken by index). A perfect
+    embedding gives a diagonal Q; entries below the diagonal are intrusions (j came closer),
+    above it extrusions. See book/04_isomap.
+
+    Returns
+    -------
+    ndarray of shape (n_samples - 1, n_samples - 1), dtype int
+    """
+    X_high, X_low = _pair(X_high, X_low)
+    n = len(X_high)
+    off = ~np.eye(n, dtype=bool)
+    flat = (_ranks(X_high)[off] - 1) * (n - 1) + (_ranks(X_low)[off] - 1)
+    return np.bincount(flat, minlength=(n - 1) ** 2).reshape(n - 1, n - 1)
+
+
+def qnx_curve(X_high, X_low):
+    """Q_NX(K), the average fraction of K-neighbourhoods kept, for K = 1, ..., n - 2.
+
+    Q_NX(K) = 1 / (K n) sum_{k <= K} sum_{l <= K} Q_kl (the upper-left K x K block of the
+    co-ranking matrix). 1 for a perfect embedding; K / (n - 1) expected by chance.
+
+    Returns
+    -------
+    ndarray of shape (n_samples - 2,)
+        Entry K - 1 holds Q_NX(K).
+    """
+    Q = coranking_matrix(X_high, X_low)
+    n = len(Q) + 1
+    K = np.arange(1, n - 1)
+    blocks = Q.cumsum(axis=0).cumsum(axis=1)[K - 1, K - 1]
+    return blocks / (K * n)
+
+
+def rnx_curve(X_high, X_low):
+    """R_NX(K) = ((n - 1) Q_NX(K) - K) / (n - 1 - K), for K = 1, ..., n - 2.
+
+    Q_NX rescaled so that chance gives 0 and a perfect embedding 1.
+    """
+    qnx = qnx_curve(X_high, X_low)
+    n = len(qnx) + 2
+    K = np.arange(1, n - 1)
+    return ((n - 1) * qnx - K) / (n - 1 - K)
+
+
+def rnx_auc(X_high, X_low):
+    """Area under R_NX(K) on a logarithmic K axis: sum_K R_NX(K) / K  /  sum_K 1 / K.
+
+    The log scale weights small neighbourhoods more, as Lee & Verleysen propose. 1 for a
+    perfect embedding, about 0 for a random one.
+
+    Returns
+    -------
+    float
+    """
+    rnx = rnx_curve(X_high, X_low)
+    weights = 1.0 / np.arange(1, len(rnx) + 1)
+    return float(np.sum(rnx * weights) / np.sum(weights))
+
+
+def knn_accuracy(X_low, y, *, n_neighbors=5):
+    """Leave-one-out accuracy of the k-nearest-neighbour classifier in the embedding.
+
+    Each sample is classified by the majority label of its ``n_neighbors`` nearest other
+    samples (ties go to the smallest label, as in scikit-learn); the result is the fraction
+    classified correctly. Measures whether classes stay separated after embedding.
+
+    Parameters
+    ----------
+    X_low : array-like of shape (n_samples, n_components)
+    y : array-like of shape (n_samples,)
+        Class labels.
+    n_neighbors : int, default=5
+
+    Returns
+    -------
+    float in [0, 1]
+    """
+    X_low = check_array(X_low, name="X_low", min_samples=2)
+    y = check_labels(y, len(X_low))
+    k = check_n_neighbors(n_neighbors, len(X_low))
+    classes, codes = np.unique(y, return_inverse=True)
+    _, neighbours = NearestNeighbors(n_neighbors=k).fit(X_low).kneighbors()
+    votes = np.zeros((len(y), len(classes)))
+    np.add.at(votes, (np.arange(len(y))[:, None], codes[neighbours]), 1)
+    return float(np.mean(np.argmax(votes, axis=1) == codes))
+
+
+def quality_table(X_high, embeddings, *, n_neighbors=10):
+    """Trustworthiness and continuity of several embeddings of the same data, as a table.
+
+    Parameters
+    ----------
+    X_high : array-like of shape (n_samples, n_features)
+    embeddings : dict
+        name -> Y, or name -> (Y, seconds) with the time it took to compute Y.
+    n_neighbors : int, default=10
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per embedding (index: the names), columns "trustworthiness",
+        "continuity" and, when any time is given, "seconds".
+    """
+    import pandas as pd  # only here: importing dr_lib.metrics stays light
+
+    rows = {}
+    for name, value in embeddings.items():
+        Y, seconds = value if isinstance(value, tuple) else (value, None)
+        rows[name] = {
+            "trustworthiness": trustworthiness(X_high, Y, n_neighbors),
+            "continuity": continuity(X_high, Y, n_neighbors),
+            "seconds": seconds,
+        }
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    if table["seconds"].isna().all():
+        table = table.drop(columns="seconds")
+    return table.astype(float)

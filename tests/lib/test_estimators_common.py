@@ -3,9 +3,10 @@
 import numpy as np
 import pytest
 
-from dr_lib import PCA, ClassicalMDS, KernelPCA
+from dr_lib import PCA, ClassicalMDS, Isomap, KernelPCA, LaplacianEigenmaps
 
-ESTIMATORS = [PCA(2), PCA(2, solver="svd"), ClassicalMDS(2), KernelPCA(2)]
+ESTIMATORS = [PCA(2), PCA(2, solver="svd"), ClassicalMDS(2), KernelPCA(2), Isomap(10, 2),
+              LaplacianEigenmaps(10, 2)]
 
 
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=repr)

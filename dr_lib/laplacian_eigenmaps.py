@@ -1,0 +1,219 @@
+"""Laplacian eigenmaps: keep graph neighbours close by solving L f = λ D f.
+
+Implements [T] (10-27)–(10-29) and the algorithm of [B] (heat-kernel or 0/1 weights on a
+k-nearest-neighbour graph, then the generalised eigenproblem L f = λ D f); see
+book/06_laplacian_eigenmaps. The method is due to Belkin and Niyogi (2003).
+"""
+
+import numpy as np
+from scipy.linalg import eigh
+from scipy.sparse.linalg import ArpackNoConvergence, eigsh
+from sklearn.base import BaseEstimator, TransformerMixin
+
+from dr_lib._linalg import ITERATIVE_MIN_SIZE, fix_signs
+from dr_lib._validation import (
+    check_array,
+    check_connected,
+    check_in,
+    check_integer,
+    check_n_neighbors,
+    check_positive,
+)
+from dr_lib.graphs import degree_matrix, knn_graph, laplacian
+
+__all__ = [
+    "binary_weights",
+    "heat_kernel_weights",
+    "default_heat_parameter",
+    "generalized_bottom_eigenpairs",
+    "LaplacianEigenmaps",
+]
+
+#: Shift of the shift-invert Lanczos iteration: slightly below the exact eigenvalue 0 of a
+#: graph Laplacian, so that L - σI is non-singular (the value scikit-learn uses).
+SHIFT = -1e-5
+
+#: Shift-invert Lanczos converges in a few dozen iterations on a well-connected graph.
+#: When it does not within this many, the graph is nearly disconnected (e.g. a heat kernel
+#: with a tiny t leaves many eigenvalues near 0), and the dense solver takes over.
+MAX_LANCZOS_ITER = 100
+
+
+def binary_weights(graph):
+    """The "simple-minded" weights of [B]: w_ij = 1 on every edge of ``graph``, else 0.
+
+    Parameters
+    ----------
+    graph : scipy.sparse matrix of shape (n, n)
+        A neighbour graph; its stored entries are the edges.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (n, n)
+    """
+    W = graph.tocsr(copy=True)
+    W.data = np.ones_like(W.data)
+    return W
+
+
+def heat_kernel_weights(graph, t):
+    """Heat-kernel weights w_ij = exp(-‖x_i − x_j‖² / t) on the edges of ``graph``.
+
+    [T] (10-27) writes σ² for t, [B] writes t; see book/06_laplacian_eigenmaps.
+
+    Parameters
+    ----------
+    graph : scipy.sparse matrix of shape (n, n)
+        Edge weights are Euclidean distances, as from ``knn_graph(mode="distance")``.
+    t : float
+        The width, t > 0. Weights of edges much longer than sqrt(t) vanish.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (n, n)
+        Same edges as ``graph``; non-edges stay zero (not exp(0) = 1).
+    """
+    t = check_positive(t, name="t")
+    W = graph.tocsr(copy=True)
+    W.data = np.exp(-(W.data**2) / t)
+    return W
+
+
+def default_heat_parameter(graph):
+    """The default width t: the mean squared edge length of the neighbour graph.
+
+    With it a typical edge gets the weight exp(-1) ≈ 0.37, the shortest ones nearly 1.
+    Belkin and Niyogi leave t free; this choice makes the method invariant to scaling X.
+    """
+    squared = graph.tocsr().data ** 2
+    if not squared.size or squared.mean() == 0:
+        raise ValueError(
+            "t cannot default to the mean squared edge length, which is 0 (all "
+            "neighbours coincide); remove duplicate points or pass t > 0 explicitly."
+        )
+    return float(squared.mean())
+
+
+def _sparse_bottom(L_sym, k):
+    """The ``k`` smallest eigenpairs of a sparse Laplacian by shift-invert Lanczos.
+
+    Falls back to :func:`_dense_bottom` if Lanczos has not converged after
+    ``MAX_LANCZOS_ITER`` iterations.
+    """
+    start = np.random.default_rng(0).uniform(-1, 1, L_sym.shape[0])
+    try:
+        return eigsh(L_sym.tocsc(), k=k, sigma=SHIFT, which="LM", v0=start,
+                     maxiter=MAX_LANCZOS_ITER)
+    except ArpackNoConvergence:
+        return _dense_bottom(L_sym, k)
+
+
+def _dense_bottom(L_sym, k):
+    """The ``k`` smallest eigenpairs of a Laplacian by LAPACK, exactly."""
+    return eigh(L_sym.toarray(), subset_by_index=(0, k - 1))
+
+
+def generalized_bottom_eigenpairs(W, k):
+    """The ``k`` smallest solutions of L f = λ D f for the affinity matrix ``W``.
+
+    With u = D^{1/2} f the problem becomes the symmetric one
+    (I − D^{-1/2} W D^{-1/2}) u = λ u, so f = D^{-1/2} u; unit u gives fᵀ D f = 1 and
+    distinct f are D-orthogonal, the constraint Zᵀ D Z = I of [T] (10-29). The first
+    solution is the constant vector with λ = 0. See book/06_laplacian_eigenmaps.
+
+    Parameters
+    ----------
+    W : scipy.sparse matrix of shape (n, n)
+        Symmetric non-negative affinities of a connected graph.
+    k : int
+        Number of pairs, k < n.
+
+    Returns
+    -------
+    eigenvalues : ndarray of shape (k,)
+        0 = λ_0 ≤ λ_1 ≤ ... (increasing).
+    F : ndarray of shape (n, k)
+        The generalised eigenvectors as columns, signs fixed by ``fix_signs``.
+    """
+    L_sym = laplacian(W, kind="symmetric")
+    solve = _dense_bottom if W.shape[0] <= ITERATIVE_MIN_SIZE else _sparse_bottom
+    eigenvalues, U = solve(L_sym, k)
+    order = np.argsort(eigenvalues)
+    inv_sqrt_degree = 1.0 / np.sqrt(degree_matrix(W).diagonal())
+    F = inv_sqrt_degree[:, None] * U[:, order]
+    return eigenvalues[order], fix_signs(F)
+
+
+class LaplacianEigenmaps(TransformerMixin, BaseEstimator):
+    """Laplacian eigenmaps (Belkin and Niyogi).
+
+    Builds the symmetrised k-nearest-neighbour graph (an edge when either point is among
+    the other's neighbours), weights its edges by the heat kernel ([T] (10-27)) or by 1
+    ([B]'s simple-minded weights), and minimises Σ_ij w_ij ‖z_i − z_j‖² = 2 tr(Zᵀ L Z)
+    subject to Zᵀ D Z = I ([T] (10-28)–(10-29)). The solution is given by the generalised
+    eigenvectors L f = λ D f ([B]) with the smallest non-zero λ; the constant eigenvector
+    (λ = 0) is dropped. See book/06_laplacian_eigenmaps.
+
+    Parameters
+    ----------
+    n_neighbors : int, default=10
+        Neighbours per point in the k-nearest-neighbour graph.
+    n_components : int, default=2
+        Dimension of the embedding, at most n_samples − 2.
+    weights : {"heat", "binary"}, default="heat"
+        Edge weights: exp(−‖x_i − x_j‖² / t), or 1.
+    t : float, optional
+        Width of the heat kernel; ``None`` means the mean squared edge length of the graph
+        (see :func:`default_heat_parameter`). Ignored for ``weights="binary"``.
+
+    Attributes
+    ----------
+    embedding_ : ndarray of shape (n_samples, n_components)
+        The generalised eigenvectors f_1, ..., f_{n_components}; embedding_ᵀ D embedding_
+        = I.
+    affinity_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        The weights W.
+    eigenvalues_ : ndarray of shape (n_components,)
+        λ_1 ≤ ... ≤ λ_{n_components} of the kept eigenvectors (λ_0 = 0 is dropped).
+    t_ : float or None
+        The heat-kernel width used (None for binary weights).
+
+    Notes
+    -----
+    scikit-learn's ``SpectralEmbedding`` solves the same problem (normalised Laplacian,
+    then division by sqrt(degree)), but its default affinity is the 0/1 kNN graph
+    symmetrised as (A + Aᵀ)/2, with weight 1/2 on one-sided edges.
+    """
+
+    def __init__(self, n_neighbors=10, n_components=2, *, weights="heat", t=None):
+        self.n_neighbors = n_neighbors
+        self.n_components = n_components
+        self.weights = weights
+        self.t = t
+
+    def _affinity(self, graph):
+        """The weight matrix W on the edges of ``graph``, and the heat width used."""
+        if self.weights == "binary":
+            return binary_weights(graph), None
+        t = default_heat_parameter(graph) if self.t is None else self.t
+        return heat_kernel_weights(graph, t), t
+
+    def fit(self, X, y=None):
+        """Embed ``X``; ``y`` is ignored."""
+        X = check_array(X, min_samples=3)
+        n_neighbors = check_n_neighbors(self.n_neighbors, len(X))
+        n_components = check_integer(self.n_components, name="n_components",
+                                     high=len(X) - 2)
+        check_in(self.weights, ("heat", "binary"), name="weights")
+        graph = knn_graph(X, n_neighbors, mode="distance", symmetrize="max")
+        check_connected(graph, n_neighbors=n_neighbors)
+        W, self.t_ = self._affinity(graph)
+        eigenvalues, F = generalized_bottom_eigenpairs(W, n_components + 1)
+        self.affinity_matrix_ = W
+        self.eigenvalues_ = eigenvalues[1:]
+        self.embedding_ = F[:, 1:]
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Fit and return :attr:`embedding_`."""
+        return self.fit(X).embedding_

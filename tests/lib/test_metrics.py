@@ -1,0 +1,115 @@
+"""dr_lib.metrics: trustworthiness, continuity, co-ranking, kNN accuracy, quality_table."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.manifold import trustworthiness as sk_trustworthiness
+from sklearn.model_selection import LeaveOneOut, cross_val_score
+from sklearn.neighbors import KNeighborsClassifier
+
+from dr_lib import metrics
+
+rng = np.random.default_rng(5)
+X = rng.normal(size=(120, 6))
+Y = X[:, :2] + 0.3 * rng.normal(size=(120, 2))
+
+
+@pytest.mark.parametrize("k", [1, 5, 10, 30, 59])
+def test_trustworthiness_equals_sklearn(k):
+    ours = metrics.trustworthiness(X, Y, n_neighbors=k)
+    assert abs(ours - sk_trustworthiness(X, Y, n_neighbors=k)) < 1e-12
+    assert 0 <= ours <= 1
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(8, 40), d=st.integers(1, 50), seed=st.integers(0, 1000))
+def test_trustworthiness_equals_sklearn_on_generated_shapes(n, d, seed):
+    r = np.random.default_rng(seed)
+    A, B = r.normal(size=(n, d)), r.normal(size=(n, 2))
+    k = max(1, n // 4)
+    ref = sk_trustworthiness(A, B, n_neighbors=k)
+    assert abs(metrics.trustworthiness(A, B, k) - ref) < 1e-12
+
+
+def test_continuity_is_trustworthiness_with_roles_exchanged():
+    assert metrics.continuity(X, Y, 10) == metrics.trustworthiness(Y, X, 10)
+    assert metrics.continuity(X, Y, 10) != metrics.trustworthiness(X, Y, 10)
+
+
+def test_an_isometry_is_perfectly_trustworthy_and_continuous():
+    Q, _ = np.linalg.qr(rng.normal(size=(6, 6)))
+    Z = 3 * X @ Q + 1
+    assert metrics.trustworthiness(X, Z) == pytest.approx(1, abs=1e-15)
+    assert metrics.continuity(X, Z) == pytest.approx(1, abs=1e-15)
+
+
+def test_k_must_be_below_half_the_samples():
+    with pytest.raises(ValueError, match="n_neighbors"):
+        metrics.trustworthiness(X, Y, n_neighbors=60)
+    with pytest.raises(ValueError, match="samples"):
+        metrics.trustworthiness(X, Y[:-1])
+
+
+def test_coranking_matrix_counts_every_ordered_pair():
+    Q = metrics.coranking_matrix(X, Y)
+    assert Q.shape == (119, 119) and Q.dtype.kind == "i"
+    assert Q.sum() == 120 * 119
+    np.testing.assert_array_equal(Q.sum(axis=0), 120)  # each rank once per point
+    np.testing.assert_array_equal(Q.sum(axis=1), 120)
+
+
+def test_identity_embedding_has_diagonal_coranking_and_unit_quality():
+    Q = metrics.coranking_matrix(X, X)
+    np.testing.assert_array_equal(Q, 120 * np.eye(119, dtype=int))
+    np.testing.assert_allclose(metrics.qnx_curve(X, X), 1)
+    assert metrics.rnx_auc(X, X) == pytest.approx(1, abs=1e-12)
+
+
+def test_random_embedding_is_at_chance_level():
+    big = rng.normal(size=(400, 5))
+    random = rng.normal(size=(400, 2))
+    qnx = metrics.qnx_curve(big, random)
+    K = np.arange(1, 399)
+    chance = K / 399
+    assert np.all(np.abs(qnx[9:] - chance[9:]) < 0.02)  # K >= 10: enough pairs to average
+    assert abs(metrics.rnx_auc(big, random)) < 0.02
+    assert metrics.rnx_auc(X, Y) > 0.2  # a structured embedding is clearly above chance
+
+
+def test_trustworthiness_from_the_coranking_matrix():
+    """T(k) penalises the intrusions of the co-ranking matrix: rows k.., columns <= k."""
+    Q = metrics.coranking_matrix(X, Y)
+    n, k = 120, 10
+    ranks = np.arange(1, n)
+    penalty = ((ranks[k:] - k)[:, None] * Q[k:, :k]).sum()
+    expected = 1 - 2 / (n * k * (2 * n - 3 * k - 1)) * penalty
+    assert metrics.trustworthiness(X, Y, k) == pytest.approx(expected, abs=1e-12)
+
+
+def test_knn_accuracy_equals_leave_one_out_sklearn():
+    labels = (Y[:, 0] > 0).astype(int)
+    Z = Y + 0.5 * np.random.default_rng(5).normal(size=Y.shape)
+    ours = metrics.knn_accuracy(Z, labels, n_neighbors=5)
+    ref = cross_val_score(KNeighborsClassifier(5), Z, labels, cv=LeaveOneOut()).mean()
+    assert ours == pytest.approx(ref, abs=1e-12)
+    assert 0.5 < ours < 1
+
+
+def test_knn_accuracy_is_one_on_separated_classes_with_string_labels():
+    Z = np.vstack([rng.normal(size=(30, 2)), rng.normal(size=(30, 2)) + 50])
+    y = np.array(["a"] * 30 + ["b"] * 30)
+    assert metrics.knn_accuracy(Z, y, n_neighbors=3) == 1.0
+    shuffled = np.random.default_rng(0).permutation(y)
+    assert abs(metrics.knn_accuracy(Z, shuffled, n_neighbors=3) - 0.5) < 0.2
+
+
+def test_quality_table_rows_and_columns():
+    table = metrics.quality_table(X, {"good": (Y, 0.5), "raw": X[:, :2]})
+    assert list(table.index) == ["good", "raw"]
+    assert list(table.columns) == ["trustworthiness", "continuity", "seconds"]
+    assert table.loc["good", "trustworthiness"] == metrics.trustworthiness(X, Y)
+    assert table.loc["good", "seconds"] == 0.5 and np.isnan(table.loc["raw", "seconds"])
+    plain = metrics.quality_table(X, {"good": Y}, n_neighbors=5)
+    assert list(plain.columns) == ["trustworthiness", "continuity"]
+    assert plain.loc["good", "continuity"] == metrics.continuity(X, Y, 5)
