@@ -3,10 +3,11 @@
 import numpy as np
 import pytest
 
-from dr_lib import PCA, ClassicalMDS, Isomap, KernelPCA, LaplacianEigenmaps
+from dr_lib import (PCA, ClassicalMDS, Isomap, KernelPCA, LaplacianEigenmaps,
+                    LocallyLinearEmbedding)
 
 ESTIMATORS = [PCA(2), PCA(2, solver="svd"), ClassicalMDS(2), KernelPCA(2), Isomap(10, 2),
-              LaplacianEigenmaps(10, 2)]
+              LaplacianEigenmaps(10, 2), LocallyLinearEmbedding(10, 2)]
 
 
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=repr)
