@@ -13,7 +13,7 @@ JB_STRICT := -W -n --keep-going
 # Progress bars are for a person at a keyboard; in executed pages they are only noise.
 export TQDM_DISABLE := 1
 
-.PHONY: setup book test serve bench clean distclean strip
+.PHONY: setup book test lint serve bench clean distclean strip
 
 setup: $(STAMP)
 
@@ -31,11 +31,16 @@ book: setup
 	@echo "The book is at $(CURDIR)/$(HTML)/index.html"
 	@echo "Open it in a browser, or run 'make serve' and visit http://localhost:$(PORT)/"
 
-test: setup
+test: setup lint
 	$(BIN)/python -m pytest tests/lib tests/structure
 	$(BIN)/python -m pytest --nbval-lax --nbval-current-env book
 	$(BIN)/jupyter-book build . --all $(JB_STRICT)
 	DR_BOOK_REQUIRE_SITE=1 $(BIN)/python -m pytest tests/rendered_site
+
+# ruff: lint and formatting of the library, tests, benchmarks and every notebook.
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 serve:
 	@test -f $(HTML)/index.html || { echo "No book built yet: run 'make book' first."; exit 1; }

@@ -56,14 +56,20 @@ class _YamlTable(SphinxDirective):
         for i, row in enumerate(rows):
             missing = [k for k in self.required_keys if not row.get(k)]
             if missing:
-                raise self.error(f"{self.arguments[0]} row {i}: missing {missing}: {row}")
+                raise self.error(
+                    f"{self.arguments[0]} row {i}: missing {missing}: {row}"
+                )
             if "source" in row and row["source"] not in SOURCES:
-                raise self.error(f"{self.arguments[0]} row {i}: unknown source {row['source']!r}")
+                raise self.error(
+                    f"{self.arguments[0]} row {i}: unknown source {row['source']!r}"
+                )
         return rows
 
     def render(self, lines: list[str]) -> list[nodes.Node]:
         container = nodes.container()
-        self.state.nested_parse(StringList(lines, source=self.arguments[0]), 0, container)
+        self.state.nested_parse(
+            StringList(lines, source=self.arguments[0]), 0, container
+        )
         return container.children
 
     @staticmethod
@@ -90,12 +96,23 @@ class ConcordanceTable(_YamlTable):
             if status not in CONCORDANCE_STATUSES:
                 raise self.error(f"concordance row {i}: unknown status {status!r}")
             if status != "omitted" and not row.get("book"):
-                raise self.error(f"concordance row {i}: status {status!r} needs a 'book' label")
+                raise self.error(
+                    f"concordance row {i}: status {status!r} needs a 'book' label"
+                )
             if status == "omitted" and not row.get("note"):
-                raise self.error(f"concordance row {i}: an omitted equation needs a 'note' saying why")
+                raise self.error(
+                    f"concordance row {i}: an omitted equation needs a 'note' saying why"
+                )
             where = label_link(row["book"]) if row.get("book") else "—"
-            rows.append([SOURCES[row["source"]], cell(row["equation"]), where,
-                         CONCORDANCE_STATUSES[status], cell(row.get("note", ""))])
+            rows.append(
+                [
+                    SOURCES[row["source"]],
+                    cell(row["equation"]),
+                    where,
+                    CONCORDANCE_STATUSES[status],
+                    cell(row.get("note", "")),
+                ]
+            )
         header = ["Source", "Equation", "In this book", "Status", "Note"]
         return self.render(self.list_table(header, rows, "8 18 22 18 34"))
 
@@ -106,8 +123,16 @@ class ErrataTable(_YamlTable):
     required_keys = ("source", "where", "says", "correct", "check")
 
     def run(self):
-        rows = [[SOURCES[r["source"]], cell(r["where"]), cell(r["says"]), cell(r["correct"]),
-                 label_link(r["check"])] for r in self.load_rows()]
+        rows = [
+            [
+                SOURCES[r["source"]],
+                cell(r["where"]),
+                cell(r["says"]),
+                cell(r["correct"]),
+                label_link(r["check"]),
+            ]
+            for r in self.load_rows()
+        ]
         header = ["Source", "Where", "What it says", "What is right", "The check"]
         return self.render(self.list_table(header, rows, "7 15 28 28 22"))
 
@@ -120,9 +145,13 @@ class BilingualGlossary(_YamlTable):
     def run(self):
         lines = ["```{glossary}", ":sorted:", ""]
         for row in self.load_rows():
-            lines += [row["term"], row["zh"],
-                      f"   {cell(row['definition'])} "
-                      f"Introduced in {label_link(row['label'])}.", ""]
+            lines += [
+                row["term"],
+                row["zh"],
+                f"   {cell(row['definition'])} "
+                f"Introduced in {label_link(row['label'])}.",
+                "",
+            ]
         lines.append("```")
         return self.render(lines)
 

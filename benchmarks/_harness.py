@@ -19,6 +19,8 @@ def compare(name, ours, reference, *, repeats=5):
     t_ours = best_time(ours, repeats)
     t_ref = best_time(reference, repeats)
     ratio = t_ours / t_ref
-    print(f"{name:45s} dr_lib {t_ours * 1e3:9.1f} ms   reference {t_ref * 1e3:9.1f} ms   "
-          f"ratio {ratio:5.2f}")
+    print(
+        f"{name:45s} dr_lib {t_ours * 1e3:9.1f} ms   reference {t_ref * 1e3:9.1f} ms   "
+        f"ratio {ratio:5.2f}"
+    )
     return ratio

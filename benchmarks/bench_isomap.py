@@ -6,13 +6,17 @@ reports the smallest eigenvalue of B; scikit-learn through KernelPCA).
 Run with ``make bench`` or ``python benchmarks/bench_isomap.py``.
 """
 
+from _harness import compare
 from sklearn.manifold import Isomap as SkIsomap
 
-from _harness import compare
 from dr_lib import Isomap, datasets
 
 X, _ = datasets.swiss_roll(2000, random_state=0)
 ours = Isomap(n_neighbors=10, n_components=2)
 reference = SkIsomap(n_neighbors=10, n_components=2)
-compare("Isomap swiss roll N=2000 k=10", lambda: ours.fit(X),
-        lambda: reference.fit(X), repeats=3)
+compare(
+    "Isomap swiss roll N=2000 k=10",
+    lambda: ours.fit(X),
+    lambda: reference.fit(X),
+    repeats=3,
+)

@@ -7,10 +7,10 @@ Lanczos iterations, O(N^2) each, instead of an O(N^3) tridiagonalisation).
 Run with ``make bench`` or ``python benchmarks/bench_kernel_pca.py``.
 """
 
+from _harness import compare
 from sklearn.datasets import make_circles
 from sklearn.decomposition import KernelPCA as SklearnKernelPCA
 
-from _harness import compare
 from dr_lib import KernelPCA
 
 N_SAMPLES, GAMMA = 2000, 2.0
@@ -22,11 +22,15 @@ def main():
     ours = KernelPCA(2, kernel="rbf", gamma=GAMMA)
     ratios = {}
     for solver in ["dense", "auto"]:
-        reference = SklearnKernelPCA(2, kernel="rbf", gamma=GAMMA, eigen_solver=solver,
-                                     random_state=0)
+        reference = SklearnKernelPCA(
+            2, kernel="rbf", gamma=GAMMA, eigen_solver=solver, random_state=0
+        )
         ratios[solver] = compare(
             f"KernelPCA rbf N={N_SAMPLES} vs eigen_solver={solver!r}",
-            lambda: ours.fit(X), lambda reference=reference: reference.fit(X), repeats=3)
+            lambda: ours.fit(X),
+            lambda reference=reference: reference.fit(X),
+            repeats=3,
+        )
     return ratios
 
 

@@ -9,9 +9,9 @@ shared affinity matrix (scikit-learn with affinity="precomputed").
 Run with ``make bench`` or ``python benchmarks/bench_laplacian_eigenmaps.py``.
 """
 
+from _harness import compare
 from sklearn.manifold import SpectralEmbedding
 
-from _harness import compare
 from dr_lib import LaplacianEigenmaps, datasets
 from dr_lib.laplacian_eigenmaps import generalized_bottom_eigenpairs
 
@@ -23,14 +23,20 @@ def main():
     X, _ = datasets.swiss_roll(N_SAMPLES, random_state=0)
     ours = LaplacianEigenmaps(N_NEIGHBORS, 2)
     reference = SpectralEmbedding(2, n_neighbors=N_NEIGHBORS, random_state=0)
-    ratios = {"from X": compare(
-        f"LaplacianEigenmaps swiss roll N={N_SAMPLES} k={N_NEIGHBORS}",
-        lambda: ours.fit(X), lambda: reference.fit(X))}
+    ratios = {
+        "from X": compare(
+            f"LaplacianEigenmaps swiss roll N={N_SAMPLES} k={N_NEIGHBORS}",
+            lambda: ours.fit(X),
+            lambda: reference.fit(X),
+        )
+    }
     W = ours.affinity_matrix_
     precomputed = SpectralEmbedding(2, affinity="precomputed", random_state=0)
     ratios["eigen-solve"] = compare(
         "  eigen-solve only, same affinity",
-        lambda: generalized_bottom_eigenpairs(W, 3), lambda: precomputed.fit(W))
+        lambda: generalized_bottom_eigenpairs(W, 3),
+        lambda: precomputed.fit(W),
+    )
     return ratios
 
 

@@ -7,9 +7,9 @@ sparse call and computes the barycenter weights in one batched solve.
 Run with ``make bench`` or ``python benchmarks/bench_lle.py``.
 """
 
+from _harness import compare
 from sklearn.manifold import LocallyLinearEmbedding as SkLLE
 
-from _harness import compare
 from dr_lib import LocallyLinearEmbedding, datasets
 
 N_SAMPLES, N_NEIGHBORS = 2000, 12
@@ -21,11 +21,15 @@ def main():
     ratios = {}
     for method in ["standard", "modified", "hessian", "ltsa"]:
         ours = LocallyLinearEmbedding(N_NEIGHBORS, 2, method=method)
-        reference = SkLLE(n_neighbors=N_NEIGHBORS, n_components=2, method=method,
-                          random_state=0)
+        reference = SkLLE(
+            n_neighbors=N_NEIGHBORS, n_components=2, method=method, random_state=0
+        )
         ratios[method] = compare(
-            f"LLE {method} N={N_SAMPLES} k={N_NEIGHBORS}", lambda ours=ours: ours.fit(X),
-            lambda reference=reference: reference.fit(X), repeats=2)
+            f"LLE {method} N={N_SAMPLES} k={N_NEIGHBORS}",
+            lambda ours=ours: ours.fit(X),
+            lambda reference=reference: reference.fit(X),
+            repeats=2,
+        )
     return ratios
 
 

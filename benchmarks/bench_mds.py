@@ -6,15 +6,19 @@ eigenvalue (Lanczos), which it reports as ``smallest_eigenvalue_``.
 Run with ``make bench`` or ``python benchmarks/bench_mds.py``.
 """
 
+from _harness import compare
 from scipy.spatial.distance import cdist
 from sklearn.manifold import ClassicalMDS as SkClassicalMDS
 
-from _harness import compare
 from dr_lib import ClassicalMDS, datasets
 
 X, _ = datasets.swiss_roll(2000, random_state=0)
 D = cdist(X, X)
 ours = ClassicalMDS(2, dissimilarity="precomputed")
 reference = SkClassicalMDS(n_components=2, metric="precomputed")
-compare("ClassicalMDS precomputed N=2000", lambda: ours.fit(D),
-        lambda: reference.fit(D), repeats=3)
+compare(
+    "ClassicalMDS precomputed N=2000",
+    lambda: ours.fit(D),
+    lambda: reference.fit(D),
+    repeats=3,
+)

@@ -6,9 +6,9 @@ scikit-learn's default ("auto", which picks a randomized SVD for 50 components h
 Run with ``make bench`` or ``python benchmarks/bench_pca.py``.
 """
 
+from _harness import compare
 from sklearn.decomposition import PCA as SklearnPCA
 
-from _harness import compare
 from dr_lib import PCA, datasets
 
 N_COMPONENTS = 50
@@ -29,8 +29,9 @@ def main():
         ratios[name] = compare(
             name,
             lambda: PCA(N_COMPONENTS, solver=ours).fit_transform(X),
-            lambda: SklearnPCA(N_COMPONENTS, svd_solver=theirs,
-                               random_state=0).fit_transform(X),
+            lambda: SklearnPCA(
+                N_COMPONENTS, svd_solver=theirs, random_state=0
+            ).fit_transform(X),
             repeats=5,
         )
     return ratios

@@ -326,12 +326,16 @@ def check_positive(value, *, name, strict=True):
     float
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
-        raise ValueError(f"{name}={value!r} must be a real number; pass e.g. {name}=1.0.")
+        raise ValueError(
+            f"{name}={value!r} must be a real number; pass e.g. {name}=1.0."
+        )
     value = float(value)
     bad = not np.isfinite(value) or value < 0 or (strict and value == 0)
     if bad:
         sign = "> 0" if strict else ">= 0"
-        raise ValueError(f"{name}={value} must be finite and {sign}; pass {name} {sign}.")
+        raise ValueError(
+            f"{name}={value} must be finite and {sign}; pass {name} {sign}."
+        )
     return value
 
 
@@ -364,7 +368,9 @@ def check_in(value, allowed, *, name):
     allowed = tuple(allowed)
     if not isinstance(value, str) or value not in allowed:
         choices = ", ".join(repr(a) for a in allowed)
-        raise ValueError(f"{name}={value!r} is not one of {choices}; pass one of these.")
+        raise ValueError(
+            f"{name}={value!r} is not one of {choices}; pass one of these."
+        )
     return value
 
 
@@ -391,7 +397,11 @@ def check_connected(graph, *, n_neighbors=None):
         return graph
     sizes = np.bincount(labels)
     used = "" if n_neighbors is None else f" with n_neighbors={n_neighbors}"
-    larger = "a larger n_neighbors" if n_neighbors is None else f"n_neighbors > {n_neighbors}"
+    larger = (
+        "a larger n_neighbors"
+        if n_neighbors is None
+        else f"n_neighbors > {n_neighbors}"
+    )
     raise ValueError(
         f"The neighbourhood graph{used} has {n_components} connected components "
         f"(sizes {np.array2string(np.sort(sizes)[::-1][:10])}); no embedding can place "

@@ -58,7 +58,9 @@ class StandInDataWarning(UserWarning):
 # --------------------------------------------------------------------------- manifolds
 
 
-def _sklearn_manifold(maker, n_samples, noise, random_state, return_intrinsic, **kwargs):
+def _sklearn_manifold(
+    maker, n_samples, noise, random_state, return_intrinsic, **kwargs
+):
     """Run a scikit-learn manifold generator; ``(X, t)`` or ``(X, t, U)`` with U = (t, h).
 
     ``X`` is exactly what scikit-learn returns for these arguments. scikit-learn draws the
@@ -70,7 +72,11 @@ def _sklearn_manifold(maker, n_samples, noise, random_state, return_intrinsic, *
     rng = check_random_state(random_state)
     rng_copy = copy.deepcopy(rng)
     X, t = maker(n_samples, noise=noise, random_state=rng, **kwargs)
-    X_clean = X if noise == 0 else maker(n_samples, noise=0.0, random_state=rng_copy, **kwargs)[0]
+    X_clean = (
+        X
+        if noise == 0
+        else maker(n_samples, noise=0.0, random_state=rng_copy, **kwargs)[0]
+    )
     return _result(X, t, np.column_stack((t, X_clean[:, 1])), return_intrinsic)
 
 
@@ -79,7 +85,9 @@ def _result(X, y, U, return_intrinsic):
     return (X, y, U) if return_intrinsic else (X, y)
 
 
-def swiss_roll(n_samples=1500, *, noise=0.0, random_state=0, hole=False, return_intrinsic=False):
+def swiss_roll(
+    n_samples=1500, *, noise=0.0, random_state=0, hole=False, return_intrinsic=False
+):
     """Points on the swiss roll, coloured by the position along the roll.
 
     The parametrisation (scikit-learn's ``make_swiss_roll``, the roll drawn in [B]) is
@@ -110,7 +118,12 @@ def swiss_roll(n_samples=1500, *, noise=0.0, random_state=0, hole=False, return_
         formulas above. See book/00_foundations and book/04_isomap.
     """
     return _sklearn_manifold(
-        make_swiss_roll, n_samples, noise, random_state, return_intrinsic, hole=bool(hole)
+        make_swiss_roll,
+        n_samples,
+        noise,
+        random_state,
+        return_intrinsic,
+        hole=bool(hole),
     )
 
 
@@ -129,7 +142,9 @@ def s_curve(n_samples=1500, *, noise=0.0, random_state=0, return_intrinsic=False
     (the colour) and ``U`` the chart ``(t, h)`` of the noise-free points. See
     book/11_case_studies.
     """
-    return _sklearn_manifold(make_s_curve, n_samples, noise, random_state, return_intrinsic)
+    return _sklearn_manifold(
+        make_s_curve, n_samples, noise, random_state, return_intrinsic
+    )
 
 
 def sphere_from_angles(theta, phi):
@@ -315,8 +330,12 @@ def mnist_subset(n_per_class=None):
     """
     X, y = _mnist_cached()
     if n_per_class is not None:
-        n_per_class = check_integer(n_per_class, name="n_per_class", high=int(np.bincount(y).min()))
-        keep = np.sort(np.concatenate([np.flatnonzero(y == k)[:n_per_class] for k in np.unique(y)]))
+        n_per_class = check_integer(
+            n_per_class, name="n_per_class", high=int(np.bincount(y).min())
+        )
+        keep = np.sort(
+            np.concatenate([np.flatnonzero(y == k)[:n_per_class] for k in np.unique(y)])
+        )
         X, y = X[keep], y[keep]
     return X.copy(), y.copy()
 
@@ -366,7 +385,9 @@ def faces(*, download=False, min_faces_per_person=70, resize=0.4):
         ``target``, ``target_names``, ``source`` (``"lfw"`` or ``"digits-stand-in"``)
         and ``DESCR``.
     """
-    min_faces_per_person = check_integer(min_faces_per_person, name="min_faces_per_person", low=0)
+    min_faces_per_person = check_integer(
+        min_faces_per_person, name="min_faces_per_person", low=0
+    )
     resize = check_positive(resize, name="resize")
     try:
         lfw = fetch_lfw_people(

@@ -139,8 +139,10 @@ def epsilon_graph(X, radius, *, mode="distance"):
     mode = check_in(mode, ("distance", "connectivity"), name="mode")
     radius = check_positive(radius, name="radius")
     X = check_array(X, min_samples=2)
-    structure = NearestNeighbors(radius=radius).fit(X).radius_neighbors_graph(
-        mode="connectivity"
+    structure = (
+        NearestNeighbors(radius=radius)
+        .fit(X)
+        .radius_neighbors_graph(mode="connectivity")
     )
     return _weighted(X, structure, mode)
 
@@ -261,7 +263,9 @@ def degree_matrix(W):
 
 def _degrees(W):
     """Row sums of ``W``, validated as finite."""
-    return check_vector(np.asarray(W.sum(axis=1)).ravel(), name="degrees (row sums of W)")
+    return check_vector(
+        np.asarray(W.sum(axis=1)).ravel(), name="degrees (row sums of W)"
+    )
 
 
 def _inverse(values):

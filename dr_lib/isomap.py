@@ -43,7 +43,9 @@ def out_of_sample_geodesics(distances, indices, dist_matrix):
     """
     geodesics = distances[:, [0]] + dist_matrix[indices[:, 0]]
     for m in range(1, indices.shape[1]):
-        np.minimum(geodesics, distances[:, [m]] + dist_matrix[indices[:, m]], out=geodesics)
+        np.minimum(
+            geodesics, distances[:, [m]] + dist_matrix[indices[:, m]], out=geodesics
+        )
     return geodesics
 
 

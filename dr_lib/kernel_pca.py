@@ -103,13 +103,21 @@ class KernelPCA(TransformerMixin, BaseEstimator):
 
     def _kernel(self, X, Y=None):
         """k between the rows of ``X`` and ``Y`` with this estimator's kernel parameters."""
-        return kernel_matrix(X, Y, kernel=self.kernel, gamma=self.gamma,
-                             degree=self.degree, coef0=self.coef0)
+        return kernel_matrix(
+            X,
+            Y,
+            kernel=self.kernel,
+            gamma=self.gamma,
+            degree=self.degree,
+            coef0=self.coef0,
+        )
 
     def fit(self, X, y=None):
         """Eigen-decompose the centred kernel matrix of ``X``; ``y`` is ignored."""
         X = check_array(X, min_samples=2)
-        n_components = check_integer(self.n_components, name="n_components", high=len(X))
+        n_components = check_integer(
+            self.n_components, name="n_components", high=len(X)
+        )
         K = self._kernel(X)
         eigenvalues, alphas = top_eigenpairs(double_centre(K), n_components)
         _check_positive_spectrum(eigenvalues, len(X))
@@ -133,6 +141,7 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = check_n_features(X, self.X_fit_.shape[1])
-        K_new = centre_new_rows(self._kernel(X, self.X_fit_),
-                                self.kernel_column_means_, self.kernel_mean_)
+        K_new = centre_new_rows(
+            self._kernel(X, self.X_fit_), self.kernel_column_means_, self.kernel_mean_
+        )
         return K_new @ self.eigenvectors_

@@ -16,7 +16,13 @@ from dr_lib._validation import (
     check_positive,
 )
 
-__all__ = ["linear_kernel", "polynomial_kernel", "rbf_kernel", "kernel_matrix", "KERNELS"]
+__all__ = [
+    "linear_kernel",
+    "polynomial_kernel",
+    "rbf_kernel",
+    "kernel_matrix",
+    "KERNELS",
+]
 
 
 def linear_kernel(X, Y):

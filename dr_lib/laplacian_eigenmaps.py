@@ -102,8 +102,14 @@ def _sparse_bottom(L_sym, k):
     """
     start = np.random.default_rng(0).uniform(-1, 1, L_sym.shape[0])
     try:
-        return eigsh(L_sym.tocsc(), k=k, sigma=SHIFT, which="LM", v0=start,
-                     maxiter=MAX_LANCZOS_ITER)
+        return eigsh(
+            L_sym.tocsc(),
+            k=k,
+            sigma=SHIFT,
+            which="LM",
+            v0=start,
+            maxiter=MAX_LANCZOS_ITER,
+        )
     except ArpackNoConvergence:
         return _dense_bottom(L_sym, k)
 
@@ -202,8 +208,9 @@ class LaplacianEigenmaps(TransformerMixin, BaseEstimator):
         """Embed ``X``; ``y`` is ignored."""
         X = check_array(X, min_samples=3)
         n_neighbors = check_n_neighbors(self.n_neighbors, len(X))
-        n_components = check_integer(self.n_components, name="n_components",
-                                     high=len(X) - 2)
+        n_components = check_integer(
+            self.n_components, name="n_components", high=len(X) - 2
+        )
         check_in(self.weights, ("heat", "binary"), name="weights")
         graph = knn_graph(X, n_neighbors, mode="distance", symmetrize="max")
         check_connected(graph, n_neighbors=n_neighbors)

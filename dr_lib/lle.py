@@ -16,12 +16,22 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_is_fitted
 
 from dr_lib._linalg import fix_signs
-from dr_lib._validation import (check_array, check_in, check_integer,
-                                check_n_components, check_n_features, check_positive)
+from dr_lib._validation import (
+    check_array,
+    check_in,
+    check_integer,
+    check_n_components,
+    check_n_features,
+    check_positive,
+)
 from dr_lib.graphs import kneighbors
 
-__all__ = ["barycenter_weights", "embedding_matrix", "bottom_eigenvectors",
-           "LocallyLinearEmbedding"]
+__all__ = [
+    "barycenter_weights",
+    "embedding_matrix",
+    "bottom_eigenvectors",
+    "LocallyLinearEmbedding",
+]
 
 METHODS = ("standard", "modified", "hessian", "ltsa")
 
@@ -99,7 +109,7 @@ def _local_frame(X_local):
     """Left singular vectors and squared singular values (zero-padded to K) of K points."""
     u, s, _ = svd(X_local, full_matrices=True)
     variances = np.zeros(len(X_local))
-    variances[:len(s)] = s**2
+    variances[: len(s)] = s**2
     return u, variances
 
 
@@ -115,8 +125,9 @@ def _modified_blocks(X, neighbors, n_components, reg):
     frames = [_local_frame(X[nbrs] - x) for x, nbrs in zip(X, neighbors)]
     variances = np.array([v for _, v in frames])
     k = neighbors.shape[1]
-    eta = np.median(variances[:, n_components:].sum(1)
-                    / variances[:, :n_components].sum(1))
+    eta = np.median(
+        variances[:, n_components:].sum(1) / variances[:, :n_components].sum(1)
+    )
     head = np.cumsum(variances, axis=1)[:, :-1]
     tail_share = variances.sum(1, keepdims=True) / head - 1
     sizes = np.sum(tail_share < eta, axis=1)
@@ -125,7 +136,7 @@ def _modified_blocks(X, neighbors, n_components, reg):
         ridge = reg * var.sum()
         w_reg = u @ ((u.T @ np.ones(k)) / (var + ridge))
         w_reg /= w_reg.sum()
-        V = u[:, k - s_i:]
+        V = u[:, k - s_i :]
         alpha = np.linalg.norm(V.sum(0)) / np.sqrt(s_i)
         h = alpha - V.sum(0)
         norm = np.linalg.norm(h)
@@ -152,7 +163,7 @@ def _hessian_blocks(X, neighbors, n_components):
         t = svd(patch, full_matrices=False)[0][:, :d]
         products = [t[:, j] * t[:, k] for j in range(d) for k in range(j, d)]
         Y = np.column_stack([np.ones(len(nbrs)), t, *products])
-        H = qr(Y)[0][:, d + 1:]
+        H = qr(Y)[0][:, d + 1 :]
         sums = H.sum(0)
         H = H / np.where(np.abs(sums) < 1e-4, 1.0, sums)
         blocks.append(H @ H.T)
@@ -180,7 +191,9 @@ def _assemble(index_sets, blocks, n_samples):
     m = index_sets.shape[1]
     rows = np.repeat(index_sets, m, axis=1).ravel()
     cols = np.tile(index_sets, (1, m)).ravel()
-    return coo_matrix((blocks.ravel(), (rows, cols)), shape=(n_samples, n_samples)).tocsr()
+    return coo_matrix(
+        (blocks.ravel(), (rows, cols)), shape=(n_samples, n_samples)
+    ).tocsr()
 
 
 def embedding_matrix(X, neighbors, n_components, *, reg=1e-3, method="standard"):
@@ -194,7 +207,10 @@ def embedding_matrix(X, neighbors, n_components, *, reg=1e-3, method="standard")
     if method == "standard":
         index_sets, blocks = with_self, _standard_blocks(X, neighbors, reg)
     elif method == "modified":
-        index_sets, blocks = with_self, _modified_blocks(X, neighbors, n_components, reg)
+        index_sets, blocks = (
+            with_self,
+            _modified_blocks(X, neighbors, n_components, reg),
+        )
     elif method == "hessian":
         index_sets, blocks = neighbors, _hessian_blocks(X, neighbors, n_components)
     else:
@@ -217,8 +233,9 @@ def bottom_eigenvectors(M, n_components):
     else:
         start = np.random.default_rng(0).uniform(-1, 1, n)
         shift = -1e-6 * abs(M.diagonal()).max()
-        values, vectors = eigsh(M.tocsc(), k=n_components + 1, sigma=shift, which="LM",
-                                v0=start)
+        values, vectors = eigsh(
+            M.tocsc(), k=n_components + 1, sigma=shift, which="LM", v0=start
+        )
         order = np.argsort(values)[1:]
         values, vectors = values[order], vectors[:, order]
     return values, fix_signs(vectors)
@@ -263,8 +280,10 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         method = check_in(self.method, METHODS, name="method")
         n_components = check_n_components(self.n_components, X.shape[1])
         check_integer(n_components, name="n_components", high=len(X) - 2)
-        low = {"hessian": n_components * (n_components + 3) // 2 + 1,
-               "modified": n_components}.get(method, 1)
+        low = {
+            "hessian": n_components * (n_components + 3) // 2 + 1,
+            "modified": n_components,
+        }.get(method, 1)
         n_neighbors = check_integer(self.n_neighbors, name="n_neighbors", low=low)
         reg = check_positive(self.reg, name="reg", strict=False)
         return n_neighbors, n_components, reg

@@ -63,7 +63,9 @@ def _smallest_eigenvalue(B):
         return float(eigvalsh(B, subset_by_index=(0, 0))[0])
     # A fixed random start: the all-ones vector would not do, since B 1 = 0 exactly.
     v0 = np.random.default_rng(0).standard_normal(n)
-    smallest = eigsh(B, k=1, which="SA", v0=v0, tol=LANCZOS_TOL, return_eigenvectors=False)
+    smallest = eigsh(
+        B, k=1, which="SA", v0=v0, tol=LANCZOS_TOL, return_eigenvectors=False
+    )
     return float(smallest[0])
 
 

@@ -13,7 +13,12 @@ from scipy.linalg import orthogonal_procrustes
 from scipy.spatial.distance import cdist
 from sklearn.neighbors import NearestNeighbors
 
-from dr_lib._validation import check_array, check_integer, check_labels, check_n_neighbors
+from dr_lib._validation import (
+    check_array,
+    check_integer,
+    check_labels,
+    check_n_neighbors,
+)
 
 
 def procrustes(Y, reference, *, scale=True):

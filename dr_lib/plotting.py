@@ -3,9 +3,13 @@
 Colour-blind-safe throughout: the Okabe–Ito palette for categories (with a second marker
 shape once the eight colours run out) and viridis for continuous values. Every axis is
 labelled. Each function takes an optional ``ax`` and returns the matplotlib ``Axes``
-(``embedding_grid`` returns the ``Figure``). Figures are drawn inside the house style
-(:data:`HOUSE_STYLE`); call :func:`use_house_style` to make it the default for a whole
-notebook.
+(``embedding_grid`` and ``image_grid`` return the ``Figure``). Figures are drawn inside the
+house style (:data:`HOUSE_STYLE`); call :func:`use_house_style` to make it the default for a
+whole notebook.
+
+Sizes: no figure is wider than the book's text column (:data:`COLUMN_WIDTH`), so the page
+shows it at 100 % and its 9-point text stays 9 points on screen. Figures with several
+panels come from :func:`subplots` (or :func:`embedding_grid`), which divide that width.
 """
 
 import functools
@@ -13,8 +17,8 @@ import math
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
-from matplotlib.ticker import MaxNLocator
 import numpy as np
+from matplotlib.ticker import MaxNLocator, NullFormatter
 
 from dr_lib._validation import (
     check_integer,
@@ -25,11 +29,13 @@ from dr_lib._validation import (
 )
 
 __all__ = [
+    "COLUMN_WIDTH",
     "OKABE_ITO",
     "MARKERS",
     "LINESTYLES",
     "HOUSE_STYLE",
     "use_house_style",
+    "subplots",
     "scatter_3d",
     "embedding_2d",
     "embedding_grid",
@@ -38,7 +44,16 @@ __all__ = [
 ]
 
 #: Okabe & Ito's colour-blind-safe palette (black last, so the first seven are colours).
-OKABE_ITO = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000"]
+OKABE_ITO = [
+    "#E69F00",
+    "#56B4E9",
+    "#009E73",
+    "#F0E442",
+    "#0072B2",
+    "#D55E00",
+    "#CC79A7",
+    "#000000",
+]
 
 #: Marker shapes: for curves, and for categories beyond the eighth colour.
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
@@ -47,6 +62,13 @@ LINESTYLES = ["-", "--", "-.", ":"]
 
 #: At most this many distinct integer or string labels are drawn as categories.
 MAX_CATEGORIES = 10
+
+#: Width of the book's text column in inches: 672 pixels at the house resolution of 110 dpi.
+#: A figure this wide is shown at 100 %; a wider one would be scaled down, text included.
+COLUMN_WIDTH = 6.1
+
+#: Default size of a figure with one panel (inches).
+SINGLE_PANEL = (4.8, 3.6)
 
 #: rcParams of the house style.
 HOUSE_STYLE = {
@@ -92,10 +114,57 @@ def _house_style(function):
 
 
 def _axes(ax, **subplot_kw):
-    """``ax``, or the axes of a new figure."""
+    """``ax``, or the axes of a new figure of the default size."""
     if ax is not None:
         return ax
-    return plt.figure(figsize=(4.8, 4.0)).add_subplot(**subplot_kw)
+    return plt.figure(figsize=SINGLE_PANEL).add_subplot(**subplot_kw)
+
+
+def _panel_figsize(nrows, ncols, aspect, width):
+    """(width, height) in inches for ``nrows x ncols`` panels of height/width ``aspect``."""
+    return width, width / ncols * aspect * nrows
+
+
+@_house_style
+def subplots(nrows=1, ncols=1, *, aspect=0.8, width=COLUMN_WIDTH, projection=None):
+    """A figure of ``nrows x ncols`` panels that fits the text column.
+
+    The house replacement for ``plt.subplots(..., figsize=...)``: the total width is at most
+    :data:`COLUMN_WIDTH`, so the page never shrinks the figure and its text.
+
+    Parameters
+    ----------
+    nrows, ncols : int, default=1
+    aspect : float, default=0.8
+        Height of one panel over its width.
+    width : float, default=COLUMN_WIDTH
+        Total width in inches, at most :data:`COLUMN_WIDTH`.
+    projection : str, optional
+        e.g. ``"3d"`` for 3-D panels.
+
+    Returns
+    -------
+    fig : matplotlib Figure
+    axes : ndarray of Axes of shape (nrows, ncols), squeezed like ``plt.subplots``
+        A single Axes when ``nrows = ncols = 1``.
+    """
+    nrows = check_integer(nrows, name="nrows")
+    ncols = check_integer(ncols, name="ncols")
+    aspect = check_positive(aspect, name="aspect")
+    width = check_positive(width, name="width")
+    if width > COLUMN_WIDTH:
+        raise ValueError(
+            f"width={width} is wider than the text column ({COLUMN_WIDTH} in); the page "
+            f"would shrink the figure and its text. Pass width <= {COLUMN_WIDTH}, or "
+            f"split the figure."
+        )
+    subplot_kw = {} if projection is None else {"projection": projection}
+    return plt.subplots(
+        nrows,
+        ncols,
+        figsize=_panel_figsize(nrows, ncols, aspect, width),
+        subplot_kw=subplot_kw,
+    )
 
 
 # ----------------------------------------------------------------------------- 3-D
@@ -103,7 +172,16 @@ def _axes(ax, **subplot_kw):
 
 @_house_style
 def scatter_3d(
-    X, color, *, ax=None, title=None, cmap="viridis", colorbar_label=None, elev=10, azim=-70, s=6
+    X,
+    color,
+    *,
+    ax=None,
+    title=None,
+    cmap="viridis",
+    colorbar_label=None,
+    elev=10,
+    azim=-70,
+    s=6,
 ):
     """3-D points coloured by a continuous value (e.g. a manifold's intrinsic coordinate).
 
@@ -134,10 +212,17 @@ def scatter_3d(
             "ax must be a 3-D Axes for scatter_3d; create it with "
             "fig.add_subplot(projection='3d') or pass ax=None."
         )
-    points = ax.scatter(X[:, 0], X[:, 1], X[:, 2], c=color, cmap=cmap, s=s, linewidths=0)
+    points = ax.scatter(
+        X[:, 0], X[:, 1], X[:, 2], c=color, cmap=cmap, s=s, linewidths=0
+    )
     ax.set(xlabel="x", ylabel="y", zlabel="z", title=title or "")
-    for axis in (ax.xaxis, ax.yaxis, ax.zaxis):  # few ticks: the panels are often small
+    # Tick labels of a 3-D box overlap at any size the column allows, and the axes of the
+    # toy manifolds carry no units worth reading: keep a few tick marks, drop the numbers.
+    for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
         axis.set_major_locator(MaxNLocator(nbins=4))
+        axis.set_major_formatter(NullFormatter())
+    ax.tick_params(pad=0)
+    ax.xaxis.labelpad = ax.yaxis.labelpad = ax.zaxis.labelpad = -8
     ax.view_init(elev=elev, azim=azim)
     label = colorbar_label or "intrinsic coordinate"
     ax.figure.colorbar(points, ax=ax, shrink=0.7, pad=0.1, label=label)
@@ -167,7 +252,12 @@ def _draw_categories(ax, Y, labels, s):
         mask = labels == value
         handles.append(
             ax.scatter(
-                Y[mask, 0], Y[mask, 1], s=s, color=colour, marker=marker, label=str(value),
+                Y[mask, 0],
+                Y[mask, 1],
+                s=s,
+                color=colour,
+                marker=marker,
+                label=str(value),
                 linewidths=0,
             )
         )
@@ -185,7 +275,9 @@ def _draw_embedding(ax, Y, labels, s):
     if _is_categorical(labels):
         return "legend", _draw_categories(ax, Y, labels, s)
     values = check_vector(labels, name="labels")
-    return "colorbar", ax.scatter(Y[:, 0], Y[:, 1], s=s, c=values, cmap="viridis", linewidths=0)
+    return "colorbar", ax.scatter(
+        Y[:, 0], Y[:, 1], s=s, c=values, cmap="viridis", linewidths=0
+    )
 
 
 def _add_key(key, title, *, ax=None, fig=None, axes=None):
@@ -195,19 +287,29 @@ def _add_key(key, title, *, ax=None, fig=None, axes=None):
     kind, artist = key
     if kind == "colorbar":
         owner = fig if fig is not None else ax.figure
-        owner.colorbar(artist, ax=axes if axes is not None else ax, label=title or "value")
+        owner.colorbar(
+            artist, ax=axes if axes is not None else ax, label=title or "value"
+        )
     elif fig is not None:
-        fig.legend(handles=artist, title=title, loc="outside right upper", markerscale=2)
+        fig.legend(
+            handles=artist, title=title, loc="outside right upper", markerscale=2
+        )
     else:
         ax.legend(
-            handles=artist, title=title, loc="upper left", bbox_to_anchor=(1.0, 1.0), markerscale=2
+            handles=artist,
+            title=title,
+            loc="upper left",
+            bbox_to_anchor=(1.0, 1.0),
+            markerscale=2,
         )
 
 
 def _annotate(ax, Y, texts):
     """Write ``texts[i]`` next to point ``Y[i]``."""
     for (x, y), text in zip(Y, texts):
-        ax.annotate(str(text), (x, y), xytext=(3, 3), textcoords="offset points", fontsize=8)
+        ax.annotate(
+            str(text), (x, y), xytext=(3, 3), textcoords="offset points", fontsize=8
+        )
 
 
 @_house_style
@@ -266,15 +368,16 @@ def _panel(value):
 
 
 def _panel_title(name, seconds):
-    """"name (0.42 s)", or just the name when no time is given."""
+    """ "name (0.42 s)", or just the name when no time is given."""
     return name if seconds is None else f"{name} ({seconds:.2f} s)"
 
 
 @_house_style
-def embedding_grid(
-    panels, labels=None, *, ncols=3, panel_size=3.2, suptitle=None, legend_title=None
-):
+def embedding_grid(panels, labels=None, *, ncols=3, suptitle=None, legend_title=None):
     """A grid of 2-D embeddings of the same data, each titled with its method and time.
+
+    The grid fills the text column (:data:`COLUMN_WIDTH`); the panels carry no ticks, since
+    an embedding's coordinates have no units to read, and share one legend or colour bar.
 
     Parameters
     ----------
@@ -284,8 +387,6 @@ def embedding_grid(
     labels : array-like of shape (n_samples,), optional
         Shared by all panels; one legend or colour bar is drawn for the whole figure.
     ncols : int, default=3
-    panel_size : float, default=3.2
-        Width and height of one panel in inches.
     suptitle : str, optional
     legend_title : str, optional
         Title of the shared legend, or label of the shared colour bar.
@@ -295,20 +396,29 @@ def embedding_grid(
     matplotlib Figure
     """
     if not isinstance(panels, dict) or not panels:
-        raise ValueError("panels must be a non-empty dict name -> Y or name -> (Y, seconds).")
+        raise ValueError(
+            "panels must be a non-empty dict name -> Y or name -> (Y, seconds)."
+        )
     ncols = min(check_integer(ncols, name="ncols"), len(panels))
     nrows = math.ceil(len(panels) / ncols)
-    size = check_positive(panel_size, name="panel_size")
-    figsize = (size * ncols + 1.2, size * nrows)  # + room for the shared legend
-    fig, axes = plt.subplots(nrows, ncols, figsize=figsize, squeeze=False)
+    key_room = 0.0 if labels is None else 0.9  # inches kept for the legend / colour bar
+    width = COLUMN_WIDTH - key_room
+    fig, axes = plt.subplots(
+        nrows,
+        ncols,
+        figsize=(COLUMN_WIDTH, _panel_figsize(nrows, ncols, 1.0, width)[1] + 0.25),
+        squeeze=False,
+    )
     key = None
     for ax, (name, value) in zip(axes.flat, panels.items()):
         Y, seconds = _panel(value)
         Y = check_n_features(Y, 2, name=f"panels[{name!r}]")
-        panel_labels = None if labels is None else check_labels(labels, len(Y), name="labels")
-        key = _draw_embedding(ax, Y, panel_labels, s=6)
-        ax.set(xlabel="dimension 1", ylabel="dimension 2", title=_panel_title(name, seconds))
-    for ax in axes.flat[len(panels):]:
+        panel_labels = (
+            None if labels is None else check_labels(labels, len(Y), name="labels")
+        )
+        key = _draw_embedding(ax, Y, panel_labels, s=4)
+        ax.set(xticks=[], yticks=[], title=_panel_title(name, seconds))
+    for ax in axes.flat[len(panels) :]:
         ax.set_axis_off()
     _add_key(key, legend_title, fig=fig, axes=axes.ravel().tolist())
     if suptitle:
@@ -324,7 +434,9 @@ def _series(x, name, value):
     if isinstance(value, tuple) and len(value) == 2:
         x, value = value
     if x is None:
-        raise ValueError(f"series {name!r} has no x values; pass x, or give it as (x, y).")
+        raise ValueError(
+            f"series {name!r} has no x values; pass x, or give it as (x, y)."
+        )
     x = check_vector(x, name=f"x of series {name!r}")
     return x, check_vector(value, name=f"series[{name!r}]", n=len(x))
 
@@ -385,7 +497,9 @@ def curves(
     ax = _axes(ax)
     for k, (name, value) in enumerate(series.items()):
         xs, ys = _series(x, name, value)
-        ax.plot(xs, ys, label=name, **{**_line_style(k, markers), **styles.get(name, {})})
+        ax.plot(
+            xs, ys, label=name, **{**_line_style(k, markers), **styles.get(name, {})}
+        )
     ax.set(xlabel=xlabel, ylabel=ylabel, title=title or "")
     ax.set_xscale("log" if logx else "linear")
     ax.set_yscale("log" if logy else "linear")
@@ -393,13 +507,26 @@ def curves(
     return ax
 
 
-
 # --------------------------------------------------------------------------- images
 
 
+def _image_grid_figsize(n_rows, n_cols, panel_size):
+    """Square panels of ``panel_size`` inches, shrunk so that the grid fits the column."""
+    side = min(check_positive(panel_size, name="panel_size"), COLUMN_WIDTH / n_cols)
+    return side * n_cols, side * n_rows
+
+
 @_house_style
-def image_grid(images, *, image_shape, col_titles=None, cmap="gray_r", vmin=None, vmax=None,
-               panel_size=1.1):
+def image_grid(
+    images,
+    *,
+    image_shape,
+    col_titles=None,
+    cmap="gray_r",
+    vmin=None,
+    vmax=None,
+    panel_size=1.1,
+):
     """A grid of small images, e.g. digits and their reconstructions side by side.
 
     Parameters
@@ -415,7 +542,8 @@ def image_grid(images, *, image_shape, col_titles=None, cmap="gray_r", vmin=None
     vmin, vmax : float, optional
         The same grey scale for every panel (by default each panel is scaled on its own).
     panel_size : float, default=1.1
-        Width and height of one panel in inches.
+        Width and height of one panel in inches; reduced when the grid would be wider
+        than the text column (:data:`COLUMN_WIDTH`).
 
     Returns
     -------
@@ -429,10 +557,15 @@ def image_grid(images, *, image_shape, col_titles=None, cmap="gray_r", vmin=None
         )
     n_rows, n_cols, _ = images.shape
     if col_titles is not None and len(col_titles) != n_cols:
-        raise ValueError(f"col_titles has {len(col_titles)} entries; pass one per column "
-                         f"({n_cols}).")
-    fig, axes = plt.subplots(n_rows, n_cols, squeeze=False,
-                             figsize=(panel_size * n_cols, panel_size * n_rows))
+        raise ValueError(
+            f"col_titles has {len(col_titles)} entries; pass one per column ({n_cols})."
+        )
+    fig, axes = plt.subplots(
+        n_rows,
+        n_cols,
+        squeeze=False,
+        figsize=_image_grid_figsize(n_rows, n_cols, panel_size),
+    )
     for (r, c), ax in np.ndenumerate(axes):
         ax.imshow(images[r, c].reshape(image_shape), cmap=cmap, vmin=vmin, vmax=vmax)
         ax.set_xticks([])

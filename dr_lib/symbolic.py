@@ -5,10 +5,12 @@ A chapter writes an equation, then a code cell whose check fails if the step is 
     A, B = symbolic.matrix("a", 2, 3), symbolic.matrix("b", 3, 2)
     symbolic.check_identity((A * B).trace(), (B * A).trace(), "eq-found-trace-cyclic")
 
-The last line of the cell shows ``✔ eq-found-trace-cyclic holds (symbolic: difference
-simplifies to 0)``; a wrong identity raises :class:`SymbolicCheckError` instead.
+The last line of the cell shows ``✔ eq-found-trace-cyclic  (sympy: exact)``; a wrong
+identity raises :class:`SymbolicCheckError` instead. A run of several checks is folded into
+one block with :func:`checks`.
 """
 
+import html
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,6 +20,8 @@ from dr_lib._validation import check_integer
 
 __all__ = [
     "Check",
+    "CheckList",
+    "checks",
     "SymbolicCheckError",
     "NumericCheckError",
     "matrix",
@@ -42,7 +46,10 @@ class NumericCheckError(AssertionError):
 
 @dataclass(frozen=True)
 class Check:
-    """The record of a check that passed; shows as one readable line in a notebook.
+    """The record of a check that passed; shows as one short line in a notebook.
+
+    The line is ``✔ <label>  (<detail>)``, e.g. ``✔ eq-pca-svd  (max err 4e-15)``, short
+    enough to fit the page column next to a long label.
 
     Attributes
     ----------
@@ -50,7 +57,7 @@ class Check:
         The equation label, e.g. ``"eq-mds-colsum"``.
     kind : {"symbolic", "numeric"}
     detail : str
-        How it was checked, e.g. "difference simplifies to 0".
+        How it was checked, e.g. "sympy: exact" or "max err 4e-15".
     """
 
     label: str
@@ -58,10 +65,73 @@ class Check:
     detail: str
 
     def __repr__(self):
-        return f"✔ {self.label} holds ({self.kind}: {self.detail})"
+        return f"✔ {self.label}  ({self.detail})"
 
     def _repr_markdown_(self):
-        return f"✔ `{self.label}` holds ({self.kind}: {self.detail})"
+        return f"✔ `{self.label}`  ({self.detail})"
+
+
+class CheckList(tuple):
+    """Several passed checks shown as one folded block: a summary line, details on demand.
+
+    Returned by :func:`checks`. As the last expression of a notebook cell it renders, in
+    the book, as a collapsed block whose summary reads "✔ 7 checks hold: <title>"; printed
+    (``print``, nbval, a terminal) it is one line per check.
+    """
+
+    title = ""
+
+    def __new__(cls, items, title=""):
+        self = super().__new__(cls, items)
+        self.title = title
+        return self
+
+    @property
+    def summary(self):
+        """One line: how many checks hold, and what they are about."""
+        noun = "check holds" if len(self) == 1 else "checks hold"
+        return f"✔ {len(self)} {noun}" + (f": {self.title}" if self.title else "")
+
+    def __repr__(self):
+        return "\n".join([self.summary, *(f"  {check!r}" for check in self)])
+
+    def _repr_html_(self):
+        rows = "\n".join(html.escape(repr(check)) for check in self)
+        return (
+            f'<details class="dr-checks"><summary>{html.escape(self.summary)}</summary>'
+            f'<pre class="dr-checks-body">{rows}</pre></details>'
+        )
+
+
+def checks(*results, title=""):
+    """Fold a run of passed checks into one block (see :class:`CheckList`).
+
+    Parameters
+    ----------
+    *results : Check
+        What :func:`check_identity` and :func:`check_numeric` returned.
+    title : str, optional
+        What the checks are about, shown on the summary line.
+
+    Returns
+    -------
+    CheckList
+
+    Examples
+    --------
+    >>> symbolic.checks(
+    ...     symbolic.check_numeric(1.0, 1.0, "eq-a"),
+    ...     symbolic.check_numeric(2.0, 2.0, "eq-b"),
+    ...     title="the two identities of the trace",
+    ... )  # doctest: +SKIP
+    """
+    for result in results:
+        if not isinstance(result, Check):
+            raise ValueError(
+                f"checks() takes the results of check_identity or check_numeric; got "
+                f"{type(result).__name__}. Pass each check's return value."
+            )
+    return CheckList(results, title=title)
 
 
 # ------------------------------------------------------------------ symbolic objects
@@ -168,7 +238,10 @@ def _shorten(text):
     """``text``, cut to :data:`MAX_RESIDUAL_CHARS` characters."""
     if len(text) <= MAX_RESIDUAL_CHARS:
         return text
-    return text[:MAX_RESIDUAL_CHARS] + f"\n… ({len(text) - MAX_RESIDUAL_CHARS} more characters)"
+    return (
+        text[:MAX_RESIDUAL_CHARS]
+        + f"\n… ({len(text) - MAX_RESIDUAL_CHARS} more characters)"
+    )
 
 
 def check_identity(lhs, rhs, label, *, assumptions=None):
@@ -199,11 +272,11 @@ def check_identity(lhs, rhs, label, *, assumptions=None):
     if isinstance(residual, sp.MatrixBase):
         residual = residual.applyfunc(lambda entry: _simplify(entry, assumptions))
         holds = residual.is_zero_matrix
-        detail = f"all {len(residual)} entries of the difference simplify to 0"
+        detail = f"sympy: all {len(residual)} entries exact"
     else:
         residual = _simplify(residual, assumptions)
         holds = residual == 0
-        detail = "difference simplifies to 0"
+        detail = "sympy: exact"
     if not holds:
         raise SymbolicCheckError(
             f"{label} does not hold: lhs - rhs simplifies to\n{_shorten(sp.pretty(residual))}"
@@ -234,12 +307,23 @@ def check_numeric(lhs, rhs, label, *, rtol=1e-10, atol=1e-12):
     """
     a, b = np.asarray(lhs), np.asarray(rhs)
     if a.shape != b.shape:
-        raise NumericCheckError(f"{label} does not hold: shapes {a.shape} and {b.shape} differ.")
+        raise NumericCheckError(
+            f"{label} does not hold: shapes {a.shape} and {b.shape} differ."
+        )
     max_diff = float(np.max(np.abs(a - b), initial=0.0))
     if not np.allclose(a, b, rtol=rtol, atol=atol):
         raise NumericCheckError(
             f"{label} does not hold: max |lhs - rhs| = {max_diff:.3e} "
             f"(rtol={rtol:g}, atol={atol:g})."
         )
-    detail = f"max |difference| = {max_diff:.1e} within rtol={rtol:g}, atol={atol:g}"
-    return Check(label=label, kind="numeric", detail=detail)
+    return Check(label=label, kind="numeric", detail=_numeric_detail(max_diff, rtol))
+
+
+#: A relative tolerance above this is loose enough to be worth showing on the check line.
+LOOSE_RTOL = 1e-6
+
+
+def _numeric_detail(max_diff, rtol):
+    """ "max err 4e-15", with the relative tolerance when it is loose ("..., rtol 0.01")."""
+    detail = f"max err {max_diff:.0e}"
+    return detail + (f", rtol {rtol:g}" if rtol > LOOSE_RTOL else "")

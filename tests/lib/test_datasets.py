@@ -39,7 +39,9 @@ def test_swiss_roll_points_satisfy_the_parametrisation_with_returned_t():
     ],
 )
 @pytest.mark.parametrize("noise", [0.0, 0.2])
-def test_manifold_matches_sklearn_and_chart_reproduces_clean_points(loader, maker, formula, noise):
+def test_manifold_matches_sklearn_and_chart_reproduces_clean_points(
+    loader, maker, formula, noise
+):
     X, t, U = loader(600, noise=noise, random_state=3, return_intrinsic=True)
     X_ref, t_ref = maker(600, noise=noise, random_state=3)
     np.testing.assert_array_equal(X, X_ref)
@@ -74,7 +76,9 @@ def test_severed_sphere_is_on_the_unit_sphere_with_the_cut_region_empty():
     polar = np.arccos(np.clip(X[:, 2], -1, 1))
     assert polar.min() >= np.pi / 8 - 1e-12 and polar.max() <= 7 * np.pi / 8 + 1e-12
     azimuth = np.mod(np.arctan2(X[:, 1], X[:, 0]), 2 * np.pi)
-    assert not ((azimuth > 2 * np.pi - 0.55 + 1e-9) & (azimuth < 2 * np.pi - 1e-9)).any()
+    assert not (
+        (azimuth > 2 * np.pi - 0.55 + 1e-9) & (azimuth < 2 * np.pi - 1e-9)
+    ).any()
     np.testing.assert_allclose(azimuth, phi, atol=1e-9)
     np.testing.assert_allclose(U[:, 0], polar, atol=1e-7)
 
@@ -82,18 +86,24 @@ def test_severed_sphere_is_on_the_unit_sphere_with_the_cut_region_empty():
 def test_severed_sphere_chart_reproduces_points_through_B_formula():
     X, _, U = datasets.severed_sphere(300, random_state=1, return_intrinsic=True)
     theta, phi = U.T
-    expected = np.column_stack((np.sin(theta) * np.cos(phi), np.sin(theta) * np.sin(phi), np.cos(theta)))
+    expected = np.column_stack(
+        (np.sin(theta) * np.cos(phi), np.sin(theta) * np.sin(phi), np.cos(theta))
+    )
     np.testing.assert_allclose(X, expected, atol=1e-14)
 
 
-@pytest.mark.parametrize("loader", [datasets.swiss_roll, datasets.s_curve, datasets.severed_sphere])
+@pytest.mark.parametrize(
+    "loader", [datasets.swiss_roll, datasets.s_curve, datasets.severed_sphere]
+)
 def test_manifolds_are_deterministic_and_seeded(loader):
     a, b, c = loader(50)[0], loader(50)[0], loader(50, random_state=1)[0]
     np.testing.assert_array_equal(a, b)
     assert not np.allclose(a, c)
 
 
-@pytest.mark.parametrize("loader", [datasets.swiss_roll, datasets.s_curve, datasets.severed_sphere])
+@pytest.mark.parametrize(
+    "loader", [datasets.swiss_roll, datasets.s_curve, datasets.severed_sphere]
+)
 @pytest.mark.parametrize("n_samples", [0, -3, 2.5, True])
 def test_manifolds_reject_bad_n_samples(loader, n_samples):
     with pytest.raises(ValueError, match="n_samples="):
@@ -120,7 +130,15 @@ def test_provincial_capitals_table(capitals):
     assert capitals.name_en.is_unique and capitals.name_zh.is_unique
     assert capitals.lat.between(18, 48).all() and capitals.lon.between(73, 135).all()
     assert capitals.lat.dtype == np.float64 and capitals.lon.dtype == np.float64
-    assert {"Beijing", "Taipei", "Hong Kong", "Macau", "Lhasa", "Urumqi", "Xi'an"} <= set(capitals.name_en)
+    assert {
+        "Beijing",
+        "Taipei",
+        "Hong Kong",
+        "Macau",
+        "Lhasa",
+        "Urumqi",
+        "Xi'an",
+    } <= set(capitals.name_en)
     assert capitals.set_index("name_en").loc["Beijing", "name_zh"] == "北京"
     assert capitals.notna().all().all()
 
@@ -128,20 +146,30 @@ def test_provincial_capitals_table(capitals):
 def test_provincial_capitals_known_positions(capitals):
     pos = capitals.set_index("name_en")[["lat", "lon"]]
     # northernmost Harbin, westernmost Urumqi, southernmost Haikou
-    assert pos.lat.idxmax() == "Harbin" and pos.lon.idxmin() == "Urumqi" and pos.lat.idxmin() == "Haikou"
+    assert (
+        pos.lat.idxmax() == "Harbin"
+        and pos.lon.idxmin() == "Urumqi"
+        and pos.lat.idxmin() == "Haikou"
+    )
 
 
 def test_beijing_shanghai_distance(capitals):
     pos = capitals.set_index("name_en")
-    d = datasets.great_circle_distance(*pos.loc["Beijing", ["lat", "lon"]], *pos.loc["Shanghai", ["lat", "lon"]])
+    d = datasets.great_circle_distance(
+        *pos.loc["Beijing", ["lat", "lon"]], *pos.loc["Shanghai", ["lat", "lon"]]
+    )
     assert abs(d - 1070) / 1070 < 0.02
 
 
 def test_great_circle_distance_known_values_and_vectorised():
     quarter = 2 * np.pi * 6371.0 / 4
     np.testing.assert_allclose(datasets.great_circle_distance(0, 0, 90, 0), quarter)
-    np.testing.assert_allclose(datasets.great_circle_distance(0, 0, 0, 180), 2 * quarter)
-    out = datasets.great_circle_distance([0, 0], [0, 0], [0, 90], [90, 0], radius_km=1.0)
+    np.testing.assert_allclose(
+        datasets.great_circle_distance(0, 0, 0, 180), 2 * quarter
+    )
+    out = datasets.great_circle_distance(
+        [0, 0], [0, 0], [0, 90], [90, 0], radius_km=1.0
+    )
     np.testing.assert_allclose(out, [np.pi / 2, np.pi / 2])
 
 
@@ -220,11 +248,17 @@ class _Recorder:
 
 
 def test_faces_offline_returns_announced_digits_stand_in(monkeypatch):
-    fetcher = _Recorder(error=OSError("Data not found and `download_if_missing` is False"))
+    fetcher = _Recorder(
+        error=OSError("Data not found and `download_if_missing` is False")
+    )
     monkeypatch.setattr(datasets, "fetch_lfw_people", fetcher)
-    with pytest.warns(datasets.StandInDataWarning, match=r"8x8 digits.*faces\(download=True\)"):
+    with pytest.warns(
+        datasets.StandInDataWarning, match=r"8x8 digits.*faces\(download=True\)"
+    ):
         bunch = datasets.faces()
-    assert fetcher.calls == [dict(min_faces_per_person=70, resize=0.4, download_if_missing=False)]
+    assert fetcher.calls == [
+        dict(min_faces_per_person=70, resize=0.4, download_if_missing=False)
+    ]
     assert bunch.source == "digits-stand-in"
     assert bunch.images.shape == (1797, 8, 8) and bunch.data.shape == (1797, 64)
     assert list(bunch.target_names) == [str(k) for k in range(10)]
@@ -236,7 +270,9 @@ def test_faces_offline_returns_announced_digits_stand_in(monkeypatch):
 def test_faces_with_network_error_falls_back_too(monkeypatch):
     from urllib.error import URLError
 
-    monkeypatch.setattr(datasets, "fetch_lfw_people", _Recorder(error=URLError("no network")))
+    monkeypatch.setattr(
+        datasets, "fetch_lfw_people", _Recorder(error=URLError("no network"))
+    )
     with pytest.warns(datasets.StandInDataWarning):
         assert datasets.faces(download=True).source == "digits-stand-in"
 
@@ -256,7 +292,9 @@ def test_faces_returns_lfw_when_available(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         bunch = datasets.faces(download=True, min_faces_per_person=20, resize=0.5)
-    assert fetcher.calls == [dict(min_faces_per_person=20, resize=0.5, download_if_missing=True)]
+    assert fetcher.calls == [
+        dict(min_faces_per_person=20, resize=0.5, download_if_missing=True)
+    ]
     assert bunch.source == "lfw" and bunch.data.dtype == np.float64
     np.testing.assert_allclose(bunch.images, images)
     assert list(bunch.target_names) == ["Ada Lovelace", "Alan Turing"]

@@ -3,11 +3,24 @@
 import numpy as np
 import pytest
 
-from dr_lib import (PCA, ClassicalMDS, Isomap, KernelPCA, LaplacianEigenmaps,
-                    LocallyLinearEmbedding)
+from dr_lib import (
+    PCA,
+    ClassicalMDS,
+    Isomap,
+    KernelPCA,
+    LaplacianEigenmaps,
+    LocallyLinearEmbedding,
+)
 
-ESTIMATORS = [PCA(2), PCA(2, solver="svd"), ClassicalMDS(2), KernelPCA(2), Isomap(10, 2),
-              LaplacianEigenmaps(10, 2), LocallyLinearEmbedding(10, 2)]
+ESTIMATORS = [
+    PCA(2),
+    PCA(2, solver="svd"),
+    ClassicalMDS(2),
+    KernelPCA(2),
+    Isomap(10, 2),
+    LaplacianEigenmaps(10, 2),
+    LocallyLinearEmbedding(10, 2),
+]
 
 
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=repr)
@@ -22,4 +35,6 @@ def test_fit_leaves_the_input_untouched(estimator):
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=repr)
 def test_fit_transform_is_deterministic(estimator):
     X = np.random.default_rng(4).normal(size=(30, 4))
-    np.testing.assert_array_equal(estimator.fit_transform(X), estimator.fit_transform(X))
+    np.testing.assert_array_equal(
+        estimator.fit_transform(X), estimator.fit_transform(X)
+    )

@@ -13,7 +13,8 @@ HEAVY = ("torch", "matplotlib", "sympy", "pandas", "sklearn")
 
 def _loaded_after(code):
     """Run ``code`` in a fresh interpreter; return which HEAVY modules it loaded."""
-    probe = f"import sys, json\n{code}\nprint(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"
+    report = f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"
+    probe = f"import sys, json\n{code}\n{report}"
     command = [sys.executable, "-W", "error", "-c", probe]
     out = subprocess.run(command, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -25,7 +26,11 @@ def test_import_dr_lib_loads_no_heavy_dependency():
 
 @pytest.mark.parametrize(
     "submodule, expected",
-    [("symbolic", {"sympy"}), ("datasets", {"pandas", "sklearn"}), ("plotting", {"matplotlib"})],
+    [
+        ("symbolic", {"sympy"}),
+        ("datasets", {"pandas", "sklearn"}),
+        ("plotting", {"matplotlib"}),
+    ],
 )
 def test_submodules_load_only_what_they_need(submodule, expected):
     loaded = set(_loaded_after(f"from dr_lib import {submodule}"))
@@ -43,7 +48,9 @@ def test_lazy_names_are_listed_and_resolve():
 
 
 def test_lazy_table_resolves_attributes(monkeypatch):
-    monkeypatch.setitem(dr_lib._LAZY, "check_array", ("dr_lib._validation", "check_array"))
+    monkeypatch.setitem(
+        dr_lib._LAZY, "check_array", ("dr_lib._validation", "check_array")
+    )
     monkeypatch.delitem(vars(dr_lib), "check_array", raising=False)
     from dr_lib._validation import check_array
 

@@ -106,7 +106,9 @@ def test_out_of_sample_geodesics_by_hand():
     indices = np.array([[2, 0]])
     # via point 2: [3.5, 2.5, 0.5]; via point 0: [2.0, 3.0, 5.0]
     expected = [[2.0, 2.5, 0.5]]
-    np.testing.assert_array_equal(out_of_sample_geodesics(distances, indices, D), expected)
+    np.testing.assert_array_equal(
+        out_of_sample_geodesics(distances, indices, D), expected
+    )
 
 
 def test_mds_out_of_sample_recovers_euclidean_points():
@@ -124,7 +126,9 @@ def test_mds_out_of_sample_recovers_euclidean_points():
 
 def test_disconnected_graph_names_the_components():
     two = np.vstack([HELIX, HELIX + 50])
-    with pytest.raises(ValueError, match=r"n_neighbors=3 has 2 connected components.*n_neighbors > 3"):
+    with pytest.raises(
+        ValueError, match=r"n_neighbors=3 has 2 connected components.*n_neighbors > 3"
+    ):
         Isomap(n_neighbors=3).fit(two)
 
 

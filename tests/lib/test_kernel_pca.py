@@ -31,8 +31,9 @@ def align_signs(A, B):
 
 def fitted_pair(kernel, n_components=4):
     ours = KernelPCA(n_components, kernel=kernel, **PARAMS[kernel]).fit(X_TRAIN)
-    theirs = SkKernelPCA(n_components, kernel=kernel, eigen_solver="dense",
-                         **PARAMS[kernel]).fit(X_TRAIN)
+    theirs = SkKernelPCA(
+        n_components, kernel=kernel, eigen_solver="dense", **PARAMS[kernel]
+    ).fit(X_TRAIN)
     return ours, theirs
 
 
@@ -50,18 +51,24 @@ def test_kernels_match_sklearn_pairwise(kernel):
 
 def test_gamma_none_means_one_over_n_features():
     np.testing.assert_allclose(kernel_matrix(X_TRAIN), pairwise.rbf_kernel(X_TRAIN))
-    np.testing.assert_allclose(kernel_matrix(X_TRAIN, kernel="poly"),
-                               pairwise.polynomial_kernel(X_TRAIN, coef0=1))
+    np.testing.assert_allclose(
+        kernel_matrix(X_TRAIN, kernel="poly"),
+        pairwise.polynomial_kernel(X_TRAIN, coef0=1),
+    )
 
 
 def test_callable_kernel_is_used_as_given():
     laplacian = lambda A, B: pairwise.laplacian_kernel(A, B, gamma=0.1)  # noqa: E731
-    np.testing.assert_allclose(kernel_matrix(X_TRAIN, X_NEW, kernel=laplacian),
-                               laplacian(X_TRAIN, X_NEW))
+    np.testing.assert_allclose(
+        kernel_matrix(X_TRAIN, X_NEW, kernel=laplacian), laplacian(X_TRAIN, X_NEW)
+    )
     ours = KernelPCA(3, kernel=laplacian).fit(X_TRAIN)
     theirs = SkKernelPCA(3, kernel="precomputed", eigen_solver="dense").fit(
-        laplacian(X_TRAIN, X_TRAIN))
-    assert_close_up_to_sign(ours.transform(X_NEW), theirs.transform(laplacian(X_NEW, X_TRAIN)))
+        laplacian(X_TRAIN, X_TRAIN)
+    )
+    assert_close_up_to_sign(
+        ours.transform(X_NEW), theirs.transform(laplacian(X_NEW, X_TRAIN))
+    )
 
 
 @pytest.mark.parametrize("kernel", ["linear", "poly", "rbf"])
@@ -76,8 +83,11 @@ def test_fit_agrees_with_sklearn_up_to_sign(kernel):
 def test_new_point_transform_agrees_with_sklearn_up_to_sign(kernel):
     ours, theirs = fitted_pair(kernel)
     signs = np.sign(np.sum(ours.embedding_ * theirs.transform(X_TRAIN), axis=0))
-    np.testing.assert_allclose(ours.transform(X_NEW), theirs.transform(X_NEW) * signs,
-                               atol=1e-8 * np.abs(ours.embedding_).max())
+    np.testing.assert_allclose(
+        ours.transform(X_NEW),
+        theirs.transform(X_NEW) * signs,
+        atol=1e-8 * np.abs(ours.embedding_).max(),
+    )
 
 
 def test_linear_kernel_pca_equals_pca_scores():
@@ -86,8 +96,9 @@ def test_linear_kernel_pca_equals_pca_scores():
     assert_close_up_to_sign(ours.embedding_, pca.transform(X_TRAIN))
     assert_close_up_to_sign(ours.transform(X_NEW), pca.transform(X_NEW))
     # eigenvalues of the centred Gram matrix = (N - 1) x sample variances
-    np.testing.assert_allclose(ours.eigenvalues_,
-                               (len(X_TRAIN) - 1) * pca.explained_variance_, rtol=1e-10)
+    np.testing.assert_allclose(
+        ours.eigenvalues_, (len(X_TRAIN) - 1) * pca.explained_variance_, rtol=1e-10
+    )
 
 
 @pytest.mark.parametrize("kernel", ["poly", "rbf"])
@@ -103,8 +114,9 @@ def test_feature_space_directions_have_unit_length(kernel):
 def test_centre_new_rows_on_training_points_is_double_centring():
     K = kernel_matrix(X_TRAIN, kernel="rbf", gamma=0.02)
     J = centering_matrix(len(K))
-    np.testing.assert_allclose(centre_new_rows(K, K.mean(axis=0), K.mean()), J @ K @ J,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        centre_new_rows(K, K.mean(axis=0), K.mean()), J @ K @ J, atol=1e-12
+    )
 
 
 def test_result_is_invariant_to_translation_and_rotation_for_rbf():

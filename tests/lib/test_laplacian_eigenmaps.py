@@ -32,11 +32,13 @@ from dr_lib.laplacian_eigenmaps import (
 # data not used in the notebooks: a noisy trefoil knot (small) and a noisy torus (large)
 rng = np.random.default_rng(1234)
 _s = rng.uniform(0, 2 * np.pi, 150)
-X_SMALL = np.column_stack([np.sin(_s) + 2 * np.sin(2 * _s), np.cos(_s) - 2 * np.cos(2 * _s),
-                           -np.sin(3 * _s)]) + 0.05 * rng.normal(size=(150, 3))
+X_SMALL = np.column_stack(
+    [np.sin(_s) + 2 * np.sin(2 * _s), np.cos(_s) - 2 * np.cos(2 * _s), -np.sin(3 * _s)]
+) + 0.05 * rng.normal(size=(150, 3))
 _u, _v = rng.uniform(0, 2 * np.pi, (2, 600))
-X_LARGE = np.column_stack([(3 + np.cos(_v)) * np.cos(_u), (3 + np.cos(_v)) * np.sin(_u),
-                           np.sin(_v)]) + 0.02 * rng.normal(size=(600, 3))
+X_LARGE = np.column_stack(
+    [(3 + np.cos(_v)) * np.cos(_u), (3 + np.cos(_v)) * np.sin(_u), np.sin(_v)]
+) + 0.02 * rng.normal(size=(600, 3))
 
 
 def generalized_residual(W, F, eigenvalues):
@@ -57,7 +59,7 @@ def test_generalised_eigenproblem_and_d_orthonormality(X, weights):
     assert generalized_residual(W, F, le.eigenvalues_) < 1e-8
     d = degree_matrix(W).diagonal()
     np.testing.assert_allclose(F.T @ (d[:, None] * F), np.eye(3), atol=1e-9)
-    np.testing.assert_allclose(d @ F, 0, atol=1e-9)   # D-orthogonal to the constant
+    np.testing.assert_allclose(d @ F, 0, atol=1e-9)  # D-orthogonal to the constant
     assert np.all(np.diff(le.eigenvalues_) >= -1e-12)
     assert 0 < le.eigenvalues_[0] and le.eigenvalues_[-1] <= 2
 
@@ -118,14 +120,18 @@ def test_dense_and_sparse_solvers_agree():
 def test_heat_and_binary_weights():
     graph = knn_graph(X_SMALL, 6)
     heat = heat_kernel_weights(graph, 0.7)
-    np.testing.assert_allclose(heat.data, np.exp(-graph.data**2 / 0.7))
+    np.testing.assert_allclose(heat.data, np.exp(-(graph.data**2) / 0.7))
     assert (heat != 0).nnz == graph.nnz and heat.max() <= 1
     np.testing.assert_array_equal(binary_weights(graph).data, 1.0)
     # t -> infinity turns the heat kernel into the 0/1 weights
     far = heat_kernel_weights(graph, 1e12)
-    np.testing.assert_allclose(far.toarray(), binary_weights(graph).toarray(), atol=1e-9)
+    np.testing.assert_allclose(
+        far.toarray(), binary_weights(graph).toarray(), atol=1e-9
+    )
     assert default_heat_parameter(graph) == pytest.approx(np.mean(graph.data**2))
-    assert LaplacianEigenmaps(6).fit(X_SMALL).t_ == pytest.approx(np.mean(graph.data**2))
+    assert LaplacianEigenmaps(6).fit(X_SMALL).t_ == pytest.approx(
+        np.mean(graph.data**2)
+    )
 
 
 def test_invariance_to_rotation_translation_and_scale():
@@ -146,12 +152,13 @@ def test_fixed_t_is_not_scale_invariant():
 @settings(max_examples=15, deadline=None)
 @given(n=st.integers(8, 30), d=st.integers(2, 50), seed=st.integers(0, 2**16))
 def test_shapes_and_constraint_hypothesis(n, d, seed):
-    X = np.random.default_rng(seed).normal(size=(n, d))   # n < d allowed
-    le = LaplacianEigenmaps(n // 2, 2).fit(X)              # k >= n/2: always connected
+    X = np.random.default_rng(seed).normal(size=(n, d))  # n < d allowed
+    le = LaplacianEigenmaps(n // 2, 2).fit(X)  # k >= n/2: always connected
     assert le.embedding_.shape == (n, 2) and le.eigenvalues_.shape == (2,)
     d_ = le.affinity_matrix_.sum(axis=1).A.ravel()
-    np.testing.assert_allclose(le.embedding_.T @ (d_[:, None] * le.embedding_),
-                               np.eye(2), atol=1e-8)
+    np.testing.assert_allclose(
+        le.embedding_.T @ (d_[:, None] * le.embedding_), np.eye(2), atol=1e-8
+    )
 
 
 def test_duplicate_points_are_allowed():
@@ -193,6 +200,7 @@ def test_sparse_solver_falls_back_to_dense_when_lanczos_stalls(monkeypatch):
 
     W = LaplacianEigenmaps(8).fit(X_LARGE).affinity_matrix_
     L_sym = laplacian(W, kind="symmetric")
+
     def stalled(*args, **kwargs):
         raise ArpackNoConvergence("no convergence", np.zeros(0), np.zeros((600, 0)))
 

@@ -43,20 +43,26 @@ def test_top_eigenpairs_match_the_full_decomposition():
     np.testing.assert_allclose(vectors.T @ vectors, np.eye(3), atol=1e-12)
 
 
-@pytest.mark.parametrize("n, k", [(8, 3), (300, 2), (300, 12)])  # dense and iterative paths
+@pytest.mark.parametrize(
+    "n, k", [(8, 3), (300, 2), (300, 12)]
+)  # dense and iterative paths
 def test_top_eigenpairs_of_a_double_centred_matrix(n, k):
     A = rng.normal(size=(n, 5))
     S = double_centre(np.exp(-0.1 * ((A[:, None] - A[None]) ** 2).sum(-1)))
     values, vectors = top_eigenpairs(S, k)
     full_values, full_vectors = np.linalg.eigh(S)
     np.testing.assert_allclose(values, full_values[::-1][:k], rtol=1e-9, atol=1e-10)
-    np.testing.assert_allclose(np.abs(vectors), np.abs(full_vectors[:, ::-1][:, :k]), atol=1e-7)
+    np.testing.assert_allclose(
+        np.abs(vectors), np.abs(full_vectors[:, ::-1][:, :k]), atol=1e-7
+    )
     np.testing.assert_allclose(vectors, fix_signs(vectors))
 
 
 def test_procrustes_undoes_rotation_reflection_scale_and_shift():
     Y = rng.normal(size=(30, 3))
-    Q = special_ortho_group.rvs(3, random_state=2) @ np.diag([1, 1, -1])  # with a reflection
+    Q = special_ortho_group.rvs(3, random_state=2) @ np.diag(
+        [1, 1, -1]
+    )  # with a reflection
     reference = 2.5 * Y @ Q + np.array([1.0, -2.0, 3.0])
     aligned, disparity = metrics.procrustes(Y, reference)
     np.testing.assert_allclose(aligned, reference, atol=1e-10)

@@ -26,22 +26,25 @@ def test_weights_sum_to_one_and_match_sklearn():
     _, nbrs = kneighbors(X, 9)
     w = barycenter_weights(X, nbrs, reg=1e-3)
     np.testing.assert_allclose(w.sum(axis=1), 1.0, atol=1e-12)
-    np.testing.assert_allclose(w, sk_barycenter_weights(X, X, nbrs, reg=1e-3), atol=1e-8)
+    np.testing.assert_allclose(
+        w, sk_barycenter_weights(X, X, nbrs, reg=1e-3), atol=1e-8
+    )
 
 
 @given(st.integers(2, 4), st.integers(0, 10_000))
 @settings(max_examples=20, deadline=None)
 def test_weights_rebuild_a_point_in_the_affine_span_exactly(k, seed):
     g = np.random.default_rng(seed)
-    neighbours = g.normal(size=(k, 6))            # K <= D, generic neighbours
+    neighbours = g.normal(size=(k, 6))  # K <= D, generic neighbours
     coefficients = g.dirichlet(np.ones(k)) * 2 - 1 / k  # any affine combination
     coefficients /= coefficients.sum()
     point = coefficients @ neighbours
-    extra = g.normal(size=(k + 1, 6))              # generic points for the other rows
+    extra = g.normal(size=(k + 1, 6))  # generic points for the other rows
     data = np.vstack([point, neighbours, extra])
     others = np.arange(k + 1, 2 * k + 2)
-    rows = [list(range(1, k + 1))] + [[j for j in others if j != r][:k]
-                                      for r in range(1, len(data))]
+    rows = [list(range(1, k + 1))] + [
+        [j for j in others if j != r][:k] for r in range(1, len(data))
+    ]
     # x_0 in the affine span makes C_0 singular (C_0 w = 0): a tiny reg picks that w
     w = barycenter_weights(data, np.array(rows), reg=1e-12)
     np.testing.assert_allclose(w[0] @ neighbours, point, atol=1e-9)
@@ -60,11 +63,13 @@ def test_M_is_psd_with_the_constant_vector_in_its_null_space(method):
 @pytest.mark.parametrize("method", METHODS)
 def test_agrees_with_sklearn_dense(method):
     ours = LocallyLinearEmbedding(10, 2, method=method).fit(X)
-    theirs = SkLLE(n_neighbors=10, n_components=2, method=method,
-                   eigen_solver="dense").fit(X)
+    theirs = SkLLE(
+        n_neighbors=10, n_components=2, method=method, eigen_solver="dense"
+    ).fit(X)
     assert procrustes(ours.embedding_, theirs.embedding_)[1] < 1e-8
-    np.testing.assert_allclose(ours.reconstruction_error_, theirs.reconstruction_error_,
-                               rtol=1e-6, atol=1e-12)
+    np.testing.assert_allclose(
+        ours.reconstruction_error_, theirs.reconstruction_error_, rtol=1e-6, atol=1e-12
+    )
 
 
 def test_sparse_solver_agrees_with_dense():
@@ -81,8 +86,9 @@ def test_transform_agrees_with_sklearn():
     ours = LocallyLinearEmbedding(10, 2).fit(X)
     theirs = SkLLE(n_neighbors=10, n_components=2, eigen_solver="dense").fit(X)
     signs = np.sign(np.sum(ours.embedding_ * theirs.embedding_, axis=0))
-    np.testing.assert_allclose(ours.transform(new), theirs.transform(new) * signs,
-                               atol=1e-8)
+    np.testing.assert_allclose(
+        ours.transform(new), theirs.transform(new) * signs, atol=1e-8
+    )
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -99,13 +105,16 @@ def test_fixed_signs_make_fits_reproducible():
     np.testing.assert_array_equal(a, LocallyLinearEmbedding(10, 2).fit_transform(X))
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"n_neighbors": 180}, "n_neighbors=180 must be smaller"),
-    ({"n_neighbors": 5, "method": "hessian"}, "n_neighbors=5 must be at least 6"),
-    ({"method": "lle"}, "method='lle' is not one of"),
-    ({"reg": -1.0}, "reg=-1.0 must be finite and >= 0"),
-    ({"n_components": 5}, "n_components=5 must not exceed"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"n_neighbors": 180}, "n_neighbors=180 must be smaller"),
+        ({"n_neighbors": 5, "method": "hessian"}, "n_neighbors=5 must be at least 6"),
+        ({"method": "lle"}, "method='lle' is not one of"),
+        ({"reg": -1.0}, "reg=-1.0 must be finite and >= 0"),
+        ({"n_components": 5}, "n_components=5 must not exceed"),
+    ],
+)
 def test_bad_parameters(kwargs, match):
     with pytest.raises(ValueError, match=match):
         LocallyLinearEmbedding(**{"n_neighbors": 10, **kwargs}).fit(X)
@@ -118,7 +127,7 @@ def test_nan_and_singular_gram_are_clear_errors():
         LocallyLinearEmbedding(10, 2).fit(bad)
     _, nbrs = kneighbors(X, 9)
     with pytest.raises(ValueError, match="pass reg > 0"):
-        barycenter_weights(X, nbrs, reg=0.0)        # K = 9 > D = 4: C is singular
+        barycenter_weights(X, nbrs, reg=0.0)  # K = 9 > D = 4: C is singular
 
 
 def test_duplicate_points_are_allowed():

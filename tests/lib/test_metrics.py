@@ -72,7 +72,9 @@ def test_random_embedding_is_at_chance_level():
     qnx = metrics.qnx_curve(big, random)
     K = np.arange(1, 399)
     chance = K / 399
-    assert np.all(np.abs(qnx[9:] - chance[9:]) < 0.02)  # K >= 10: enough pairs to average
+    assert np.all(
+        np.abs(qnx[9:] - chance[9:]) < 0.02
+    )  # K >= 10: enough pairs to average
     assert abs(metrics.rnx_auc(big, random)) < 0.02
     assert metrics.rnx_auc(X, Y) > 0.2  # a structured embedding is clearly above chance
 

@@ -39,15 +39,20 @@ def test_matches_sklearn(data, solver, n_components):
     ref = SklearnPCA(n_components, svd_solver="full").fit(data)
     components = align_signs(ours.components_, ref.components_)
     np.testing.assert_allclose(components, ref.components_, atol=1e-8)
-    for name in ["explained_variance_", "explained_variance_ratio_", "singular_values_",
-                 "mean_"]:
+    for name in [
+        "explained_variance_",
+        "explained_variance_ratio_",
+        "singular_values_",
+        "mean_",
+    ]:
         np.testing.assert_allclose(getattr(ours, name), getattr(ref, name), rtol=1e-8)
     new = correlated(30, 9, seed=12)
     Z_ours, Z_ref = ours.transform(new), ref.transform(new)
     signs = np.sign(np.sum(Z_ours * Z_ref, axis=0))
     np.testing.assert_allclose(Z_ours * signs, Z_ref, atol=1e-8)
-    np.testing.assert_allclose(ours.inverse_transform(Z_ours), ref.inverse_transform(Z_ref),
-                               atol=1e-8)
+    np.testing.assert_allclose(
+        ours.inverse_transform(Z_ours), ref.inverse_transform(Z_ref), atol=1e-8
+    )
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
@@ -55,7 +60,9 @@ def test_signs_are_deterministic_and_as_sklearn(data, solver):
     ours = PCA(5, solver=solver).fit(data)
     ref = SklearnPCA(5, svd_solver="full").fit(data)
     np.testing.assert_allclose(ours.components_, ref.components_, atol=1e-8)
-    largest = ours.components_[np.arange(5), np.argmax(np.abs(ours.components_), axis=1)]
+    largest = ours.components_[
+        np.arange(5), np.argmax(np.abs(ours.components_), axis=1)
+    ]
     assert np.all(largest > 0)
 
 
@@ -66,8 +73,10 @@ def test_fraction_of_variance_as_sklearn(data, fraction):
         ours = PCA(fraction, solver=solver).fit(data)
         assert ours.n_components_ == ref.n_components_
         assert np.cumsum(ours.explained_variance_ratio_)[-1] > fraction
-        assert ours.n_components_ == 1 or np.cumsum(
-            ours.explained_variance_ratio_)[-2] <= fraction
+        assert (
+            ours.n_components_ == 1
+            or np.cumsum(ours.explained_variance_ratio_)[-2] <= fraction
+        )
 
 
 def test_solvers_agree_and_none_keeps_everything(data):
@@ -83,16 +92,21 @@ def test_variance_normalisations(data):
     n = len(data)
     Xc = data - data.mean(axis=0)
     scatter_eigs = np.linalg.eigvalsh(Xc.T @ Xc)[::-1][:3]
-    np.testing.assert_allclose(pca.explained_variance_ * (n - 1), scatter_eigs, rtol=1e-10)
-    np.testing.assert_allclose(pca.singular_values_ ** 2, scatter_eigs, rtol=1e-10)
-    np.testing.assert_allclose(pca.transform(data).var(axis=0, ddof=1),
-                               pca.explained_variance_, rtol=1e-10)
+    np.testing.assert_allclose(
+        pca.explained_variance_ * (n - 1), scatter_eigs, rtol=1e-10
+    )
+    np.testing.assert_allclose(pca.singular_values_**2, scatter_eigs, rtol=1e-10)
+    np.testing.assert_allclose(
+        pca.transform(data).var(axis=0, ddof=1), pca.explained_variance_, rtol=1e-10
+    )
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_full_rank_reconstruction_and_optimality(data, solver):
     full = PCA(solver=solver).fit(data)
-    np.testing.assert_allclose(full.inverse_transform(full.transform(data)), data, atol=1e-9)
+    np.testing.assert_allclose(
+        full.inverse_transform(full.transform(data)), data, atol=1e-9
+    )
     pca = PCA(3, solver=solver).fit(data)
     error = np.sum((data - pca.inverse_transform(pca.transform(data))) ** 2)
     eigenvalues = PCA(solver=solver).fit(data).singular_values_ ** 2
@@ -109,28 +123,38 @@ def test_invariant_to_translation_and_rotation(data):
     Q = np.linalg.qr(rng.normal(size=(9, 9)))[0]
     base = PCA(4).fit(data)
     moved = PCA(4).fit(data @ Q + 100.0)
-    np.testing.assert_allclose(moved.explained_variance_, base.explained_variance_,
-                               rtol=1e-8)
-    np.testing.assert_allclose(np.abs(moved.components_ @ Q.T), np.abs(base.components_),
-                               atol=1e-8)
+    np.testing.assert_allclose(
+        moved.explained_variance_, base.explained_variance_, rtol=1e-8
+    )
+    np.testing.assert_allclose(
+        np.abs(moved.components_ @ Q.T), np.abs(base.components_), atol=1e-8
+    )
 
 
 @settings(max_examples=25, deadline=None)
-@given(n_samples=st.integers(2, 15), n_features=st.integers(1, 15),
-       seed=st.integers(0, 10_000), solver=st.sampled_from(SOLVERS))
+@given(
+    n_samples=st.integers(2, 15),
+    n_features=st.integers(1, 15),
+    seed=st.integers(0, 10_000),
+    solver=st.sampled_from(SOLVERS),
+)
 def test_shapes_and_orthonormality(n_samples, n_features, seed, solver):
     X = np.random.default_rng(seed).normal(size=(n_samples, n_features))
     k = min(n_samples, n_features)
     pca = PCA(k, solver=solver).fit(X)
     assert pca.components_.shape == (k, n_features)
-    np.testing.assert_allclose(pca.components_ @ pca.components_.T, np.eye(k), atol=1e-8)
+    np.testing.assert_allclose(
+        pca.components_ @ pca.components_.T, np.eye(k), atol=1e-8
+    )
     assert np.all(np.diff(pca.explained_variance_) <= 1e-10)
     assert pca.transform(X).shape == (n_samples, k)
     assert pca.inverse_transform(pca.transform(X)).shape == X.shape
 
 
 @settings(max_examples=15, deadline=None)
-@given(n_samples=st.integers(3, 12), extra=st.integers(1, 20), seed=st.integers(0, 10_000))
+@given(
+    n_samples=st.integers(3, 12), extra=st.integers(1, 20), seed=st.integers(0, 10_000)
+)
 def test_wide_data_matches_sklearn(n_samples, extra, seed):
     """n_samples < n_features: both routes give sklearn's directions (the well-defined ones)."""
     X = np.random.default_rng(seed).normal(size=(n_samples, n_samples + extra))
@@ -138,10 +162,12 @@ def test_wide_data_matches_sklearn(n_samples, extra, seed):
     ref = SklearnPCA(k, svd_solver="full").fit(X)
     for solver in SOLVERS:
         ours = PCA(k, solver=solver).fit(X)
-        np.testing.assert_allclose(ours.explained_variance_, ref.explained_variance_,
-                                   rtol=1e-7, atol=1e-10)
-        np.testing.assert_allclose(np.abs(ours.components_ @ ref.components_.T),
-                                   np.eye(k), atol=1e-6)
+        np.testing.assert_allclose(
+            ours.explained_variance_, ref.explained_variance_, rtol=1e-7, atol=1e-10
+        )
+        np.testing.assert_allclose(
+            np.abs(ours.components_ @ ref.components_.T), np.eye(k), atol=1e-6
+        )
 
 
 @pytest.mark.parametrize(
@@ -151,9 +177,17 @@ def test_wide_data_matches_sklearn(n_samples, extra, seed):
         ({"n_components": 4}, np.eye(5, 3), "at most 3"),
         ({"n_components": 6}, np.eye(5, 8), "at most 5"),
         ({"n_components": 1.5}, np.eye(5, 3), r"n_components must lie in \[0.0, 1.0\]"),
-        ({"n_components": -0.2}, np.eye(5, 3), "n_components=-0.2 must be finite and > 0"),
+        (
+            {"n_components": -0.2},
+            np.eye(5, 3),
+            "n_components=-0.2 must be finite and > 0",
+        ),
         ({"n_components": "two"}, np.eye(5, 3), "must be an integer"),
-        ({"solver": "arpack"}, np.eye(5, 3), "solver='arpack' is not one of 'eigh', 'svd'"),
+        (
+            {"solver": "arpack"},
+            np.eye(5, 3),
+            "solver='arpack' is not one of 'eigh', 'svd'",
+        ),
         ({}, np.array([[1.0, np.nan], [2.0, 3.0]]), "NaN or infinite"),
         ({}, np.array([[1.0, np.inf], [2.0, 3.0]]), "NaN or infinite"),
         ({}, np.ones((1, 3)), "X has 1 samples"),
@@ -183,10 +217,15 @@ def test_transform_before_fit_raises():
 def test_constant_data_has_zero_ratios():
     pca = PCA(2).fit(np.ones((6, 3)))
     np.testing.assert_array_equal(pca.explained_variance_ratio_, 0.0)
-    np.testing.assert_allclose(pca.components_ @ pca.components_.T, np.eye(2), atol=1e-12)
+    np.testing.assert_allclose(
+        pca.components_ @ pca.components_.T, np.eye(2), atol=1e-12
+    )
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_fit_transform_equals_fit_then_transform(data, solver):
-    np.testing.assert_allclose(PCA(3, solver=solver).fit_transform(data),
-                               PCA(3, solver=solver).fit(data).transform(data), atol=1e-12)
+    np.testing.assert_allclose(
+        PCA(3, solver=solver).fit_transform(data),
+        PCA(3, solver=solver).fit(data).transform(data),
+        atol=1e-12,
+    )

@@ -47,9 +47,9 @@ def test_use_house_style_sets_rcparams():
         assert matplotlib.rcParams["axes.spines.top"] is False
         assert matplotlib.rcParams["axes.spines.right"] is False
         assert matplotlib.rcParams["figure.dpi"] == 110
-        assert [to_hex(c) for c in matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]] == [
-            c.lower() for c in plotting.OKABE_ITO
-        ]
+        assert [
+            to_hex(c) for c in matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
+        ] == [c.lower() for c in plotting.OKABE_ITO]
 
 
 def test_plotting_leaves_global_rcparams_alone():
@@ -63,7 +63,9 @@ def test_plotting_leaves_global_rcparams_alone():
 
 
 def test_scatter_3d_labels_and_colorbar():
-    ax = plotting.scatter_3d(X3, X3[:, 0], title="roll", colorbar_label="t", elev=20, azim=30)
+    ax = plotting.scatter_3d(
+        X3, X3[:, 0], title="roll", colorbar_label="t", elev=20, azim=30
+    )
     assert isinstance(ax, Axes) and ax.name == "3d"
     assert (ax.get_xlabel(), ax.get_ylabel(), ax.get_zlabel()) == ("x", "y", "z")
     assert ax.get_title() == "roll"
@@ -72,11 +74,12 @@ def test_scatter_3d_labels_and_colorbar():
     assert cbar.get_ylabel() == "t"
 
 
-def test_scatter_3d_keeps_few_ticks():
+def test_scatter_3d_keeps_few_ticks_and_no_tick_labels():
     ax = plotting.scatter_3d(100 * X3, X3[:, 0])
     ax.figure.canvas.draw()
     for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
         assert len(axis.get_major_locator()()) <= 6
+        assert all(label.get_text() == "" for label in axis.get_ticklabels())
 
 
 def test_scatter_3d_on_given_axes_with_default_colorbar_label():
@@ -111,7 +114,11 @@ def test_scatter_3d_rejects_2d_axes():
 def test_embedding_2d_categorical_uses_okabe_ito_and_legend():
     ax = plotting.embedding_2d(Y, classes, title="t", legend_title="class")
     assert isinstance(ax, Axes)
-    assert (ax.get_xlabel(), ax.get_ylabel(), ax.get_title()) == ("dimension 1", "dimension 2", "t")
+    assert (ax.get_xlabel(), ax.get_ylabel(), ax.get_title()) == (
+        "dimension 1",
+        "dimension 2",
+        "t",
+    )
     assert _scatter_colours(ax) == [c.lower() for c in plotting.OKABE_ITO[:3]]
     legend = ax.get_legend()
     assert legend.get_title().get_text() == "class"
@@ -128,7 +135,10 @@ def test_embedding_2d_string_labels_are_categories():
 def test_embedding_2d_ten_digit_classes_stay_distinguishable():
     labels = np.arange(60) % 10
     ax = plotting.embedding_2d(Y, labels)
-    styles = {(to_hex(c.get_facecolor()[0]), c.get_paths()[0].vertices.tobytes()) for c in ax.collections}
+    styles = {
+        (to_hex(c.get_facecolor()[0]), c.get_paths()[0].vertices.tobytes())
+        for c in ax.collections
+    }
     assert len(ax.collections) == 10 and len(styles) == 10
 
 
@@ -181,15 +191,23 @@ def test_embedding_grid_titles_with_timings_and_shared_legend():
     fig = plotting.embedding_grid(panels, classes, suptitle="compare")
     assert isinstance(fig, Figure)
     visible = [ax for ax in fig.axes if ax.axison]
-    assert [ax.get_title() for ax in visible] == ["PCA (0.42 s)", "MDS", "Isomap (1.50 s)", "LLE (0.01 s)"]
+    assert [ax.get_title() for ax in visible] == [
+        "PCA (0.42 s)",
+        "MDS",
+        "Isomap (1.50 s)",
+        "LLE (0.01 s)",
+    ]
     assert len(fig.axes) == 6  # 2 rows x 3 columns, two switched off
-    assert all(ax.get_xlabel() and ax.get_ylabel() for ax in visible)
+    assert all(not ax.get_xticks().size and not ax.get_yticks().size for ax in visible)
+    assert fig.get_figwidth() <= plotting.COLUMN_WIDTH
     assert len(fig.legends) == 1 and fig.get_suptitle() == "compare"
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["0", "1", "2"]
 
 
 def test_embedding_grid_continuous_labels_get_one_colorbar():
-    fig = plotting.embedding_grid({"a": Y, "b": Y}, Y[:, 1], ncols=2, legend_title="height")
+    fig = plotting.embedding_grid(
+        {"a": Y, "b": Y}, Y[:, 1], ncols=2, legend_title="height"
+    )
     (cbar,) = _colorbars(fig)
     assert cbar.get_ylabel() == "height" and not fig.legends
 
@@ -213,19 +231,47 @@ def test_embedding_grid_rejects_bad_input(panels, labels, pattern):
         plotting.embedding_grid(panels, labels)
 
 
+def test_no_house_figure_is_wider_than_the_column():
+    figures = [
+        plotting.embedding_grid({str(k): Y for k in range(7)}, classes, ncols=4),
+        plotting.image_grid(rng.uniform(size=(2, 12, 16)), image_shape=(4, 4)),
+        plotting.subplots(2, 5)[0],
+        plotting.embedding_2d(Y).figure,
+        plotting.scatter_3d(X3, X3[:, 0]).figure,
+    ]
+    assert all(fig.get_figwidth() <= plotting.COLUMN_WIDTH + 1e-9 for fig in figures)
+
+
+def test_subplots_divides_the_column_and_refuses_a_wider_figure():
+    fig, axes = plotting.subplots(1, 3, aspect=1.0, projection="3d")
+    assert axes.shape == (3,) and all(ax.name == "3d" for ax in axes)
+    assert fig.get_size_inches() == pytest.approx((plotting.COLUMN_WIDTH, 6.1 / 3))
+    fig, ax = plotting.subplots()
+    assert isinstance(ax, Axes)
+    with pytest.raises(ValueError, match="wider than the text column"):
+        plotting.subplots(1, 2, width=10)
+
+
 # --------------------------------------------------------------------------- curves
 
 
 def test_curves_styles_are_distinct_and_labelled():
     n = np.array([10, 100, 1000])
     series = {"a": 1 / n, "b": 2 / n, "c": (n[:2], [1.0, 2.0])}
-    ax = plotting.curves(n, series, xlabel="n", ylabel="error", logx=True, logy=True, title="t")
+    ax = plotting.curves(
+        n, series, xlabel="n", ylabel="error", logx=True, logy=True, title="t"
+    )
     assert (ax.get_xlabel(), ax.get_ylabel(), ax.get_title()) == ("n", "error", "t")
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     lines = ax.get_lines()
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a", "b", "c"]
-    assert len({l.get_linestyle() for l in lines}) == 3 and len({l.get_marker() for l in lines}) == 3
-    assert [to_hex(l.get_color()) for l in lines] == [c.lower() for c in plotting.OKABE_ITO[:3]]
+    assert (
+        len({l.get_linestyle() for l in lines}) == 3
+        and len({l.get_marker() for l in lines}) == 3
+    )
+    assert [to_hex(l.get_color()) for l in lines] == [
+        c.lower() for c in plotting.OKABE_ITO[:3]
+    ]
     np.testing.assert_array_equal(lines[2].get_xdata(), [10, 100])
 
 
@@ -233,7 +279,9 @@ def test_curves_style_override_and_no_markers():
     x = np.arange(4.0)
     styles = {"theory": {"linestyle": ":", "color": "k"}}
     series = {"data": x, "theory": x**2}
-    ax = plotting.curves(x, series, xlabel="x", ylabel="y", markers=False, styles=styles)
+    ax = plotting.curves(
+        x, series, xlabel="x", ylabel="y", markers=False, styles=styles
+    )
     data, theory = ax.get_lines()
     assert data.get_marker() in ("None", None, "")
     assert theory.get_linestyle() == ":" and to_hex(theory.get_color()) == "#000000"
@@ -243,7 +291,11 @@ def test_curves_style_override_and_no_markers():
 @pytest.mark.parametrize(
     "x, series, pattern",
     [
-        (np.arange(3), {"a": np.arange(4)}, r"series\['a'\] has length 4 but there are 3"),
+        (
+            np.arange(3),
+            {"a": np.arange(4)},
+            r"series\['a'\] has length 4 but there are 3",
+        ),
         (None, {"a": np.arange(4)}, "has no x values"),
         (np.arange(3), {}, "non-empty dict"),
         (np.arange(3), {"a": np.ones((3, 2))}, "must be 1-D"),
@@ -260,7 +312,9 @@ def test_curves_requires_axis_labels():
 
 
 def test_curves_legend_location():
-    ax = plotting.curves([1, 2], {"a": [1, 2]}, xlabel="x", ylabel="y", legend_loc="lower right")
+    ax = plotting.curves(
+        [1, 2], {"a": [1, 2]}, xlabel="x", ylabel="y", legend_loc="lower right"
+    )
     assert ax.get_legend()._loc == 4  # matplotlib's code for "lower right"
 
 
@@ -271,6 +325,7 @@ def test_a_backend_loaded_inside_a_plot_keeps_its_interactive_mode(tmp_path):
     import os
     import subprocess
     import sys
+
     (tmp_path / "interactive_backend.py").write_text(
         "import matplotlib\n"
         "from matplotlib.backends.backend_agg import FigureCanvasAgg as FigureCanvas\n"
@@ -282,9 +337,16 @@ def test_a_backend_loaded_inside_a_plot_keeps_its_interactive_mode(tmp_path):
         "plotting.curves([1, 2], {'a': [1, 2]}, xlabel='x', ylabel='y')\n"
         "assert mpl.is_interactive(), 'interactive mode rolled back'\n"
     )
-    env = {**os.environ, "MPLBACKEND": "module://interactive_backend",
-           "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
-    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    env = {
+        **os.environ,
+        "MPLBACKEND": "module://interactive_backend",
+        "PYTHONPATH": os.pathsep.join(
+            [str(tmp_path), os.environ.get("PYTHONPATH", "")]
+        ),
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr
 
 
@@ -293,16 +355,21 @@ def test_a_backend_loaded_inside_a_plot_keeps_its_interactive_mode(tmp_path):
 
 def test_image_grid_draws_one_panel_per_image_with_column_titles():
     images = rng.uniform(size=(2, 3, 16))
-    fig = plotting.image_grid(images, image_shape=(4, 4), col_titles=["a", "b", "c"],
-                              vmin=0, vmax=1)
+    fig = plotting.image_grid(
+        images, image_shape=(4, 4), col_titles=["a", "b", "c"], vmin=0, vmax=1
+    )
     assert isinstance(fig, Figure) and len(fig.axes) == 6
     assert [ax.get_title() for ax in fig.axes[:3]] == ["a", "b", "c"]
-    np.testing.assert_array_equal(fig.axes[4].images[0].get_array(), images[1, 1].reshape(4, 4))
+    np.testing.assert_array_equal(
+        fig.axes[4].images[0].get_array(), images[1, 1].reshape(4, 4)
+    )
     assert fig.axes[0].images[0].get_clim() == (0, 1)
 
 
-@pytest.mark.parametrize("shape, titles, pattern", [((2, 3, 15), None, "n_rows, n_cols, 16"),
-                                                     ((2, 3, 16), ["a"], "one per column")])
+@pytest.mark.parametrize(
+    "shape, titles, pattern",
+    [((2, 3, 15), None, "n_rows, n_cols, 16"), ((2, 3, 16), ["a"], "one per column")],
+)
 def test_image_grid_rejects_bad_input(shape, titles, pattern):
     with pytest.raises(ValueError, match=pattern):
         plotting.image_grid(np.zeros(shape), image_shape=(4, 4), col_titles=titles)

@@ -52,7 +52,9 @@ def test_style_guide_example_column_sums_of_squared_distances():
         return (diff.T * diff)[0]
 
     for j in range(4):
-        symbolic.check_identity(sum(d2(i, j) for i in range(4)), B.trace() + 4 * B[j, j], "eq-mds-colsum")
+        symbolic.check_identity(
+            sum(d2(i, j) for i in range(4)), B.trace() + 4 * B[j, j], "eq-mds-colsum"
+        )
 
 
 # ------------------------------------------------------------------ check_identity
@@ -60,8 +62,10 @@ def test_style_guide_example_column_sums_of_squared_distances():
 
 def test_trace_is_cyclic_and_frobenius_norm_is_a_trace():
     A, B = symbolic.matrix("a", 2, 3), symbolic.matrix("b", 3, 2)
-    check = symbolic.check_identity((A * B).trace(), (B * A).trace(), "eq-found-trace-cyclic")
-    assert check == Check("eq-found-trace-cyclic", "symbolic", "difference simplifies to 0")
+    check = symbolic.check_identity(
+        (A * B).trace(), (B * A).trace(), "eq-found-trace-cyclic"
+    )
+    assert check == Check("eq-found-trace-cyclic", "symbolic", "sympy: exact")
     fro2 = sum(a**2 for a in A)
     symbolic.check_identity(fro2, (A * A.T).trace(), "eq-found-fro-trace")
 
@@ -69,21 +73,29 @@ def test_trace_is_cyclic_and_frobenius_norm_is_a_trace():
 def test_matrix_identity_holds():
     A, B = symbolic.matrix("a", 2, 2), symbolic.matrix("b", 2, 2)
     check = symbolic.check_identity((A * B).T, B.T * A.T, "eq-transpose-product")
-    assert check.detail == "all 4 entries of the difference simplify to 0"
+    assert check.detail == "sympy: all 4 entries exact"
 
 
 def test_trigonometric_identity_needs_simplify():
     x = sp.Symbol("x", real=True)
     symbolic.check_identity(sp.sin(x) ** 2 + sp.cos(x) ** 2, 1, "eq-pythagoras")
-    symbolic.check_identity(1 / (x - 1) - 1 / (x + 1), 2 / (x**2 - 1), "eq-partial-fractions")
+    symbolic.check_identity(
+        1 / (x - 1) - 1 / (x + 1), 2 / (x**2 - 1), "eq-partial-fractions"
+    )
     with pytest.raises(SymbolicCheckError, match="eq-wrong-fraction"):
-        symbolic.check_identity(1 / (x - 1) + 1 / (x + 1), 2 / (x**2 - 1), "eq-wrong-fraction")
+        symbolic.check_identity(
+            1 / (x - 1) + 1 / (x + 1), 2 / (x**2 - 1), "eq-wrong-fraction"
+        )
 
 
 def test_wrong_trace_product_raises_with_label_and_residual():
     A, B = symbolic.matrix("a", 2, 2), symbolic.matrix("b", 2, 2)
-    with pytest.raises(SymbolicCheckError, match="eq-wrong-trace does not hold") as info:
-        symbolic.check_identity((A * B).trace(), A.trace() * B.trace(), "eq-wrong-trace")
+    with pytest.raises(
+        SymbolicCheckError, match="eq-wrong-trace does not hold"
+    ) as info:
+        symbolic.check_identity(
+            (A * B).trace(), A.trace() * B.trace(), "eq-wrong-trace"
+        )
     assert "a_{1,2}" in str(info.value)
     assert isinstance(info.value, AssertionError)
 
@@ -96,7 +108,9 @@ def test_sign_flip_in_a_matrix_raises():
 
 def test_shape_mismatch_raises():
     with pytest.raises(SymbolicCheckError, match=r"eq-shape.*\(2, 1\).*\(1, 2\)"):
-        symbolic.check_identity(symbolic.vector("x", 2), symbolic.vector("x", 2).T, "eq-shape")
+        symbolic.check_identity(
+            symbolic.vector("x", 2), symbolic.vector("x", 2).T, "eq-shape"
+        )
 
 
 def test_assumptions_are_used():
@@ -122,11 +136,13 @@ def test_check_numeric_passes_within_tolerance():
     rng = np.random.default_rng(0)
     A, B = rng.normal(size=(4, 3)), rng.normal(size=(3, 4))
     check = symbolic.check_numeric(np.trace(A @ B), np.trace(B @ A), "eq-trace-numeric")
-    assert check.kind == "numeric" and "max |difference|" in check.detail
+    assert check.kind == "numeric" and check.detail.startswith("max err ")
 
 
 def test_check_numeric_fails_with_max_difference():
-    with pytest.raises(NumericCheckError, match=r"eq-num does not hold: max \|lhs - rhs\| = 1.000e-03"):
+    with pytest.raises(
+        NumericCheckError, match=r"eq-num does not hold: max \|lhs - rhs\| = 1.000e-03"
+    ):
         symbolic.check_numeric(np.array([1.0, 2.0]), np.array([1.0, 2.001]), "eq-num")
 
 
@@ -146,9 +162,36 @@ def test_check_numeric_tolerance_is_respected():
 # ----------------------------------------------------------------------------- Check
 
 
-def test_check_repr_reads_as_a_sentence_and_is_frozen():
-    check = Check("eq-found-fro-trace", "symbolic", "difference simplifies to 0")
-    assert repr(check) == "✔ eq-found-fro-trace holds (symbolic: difference simplifies to 0)"
-    assert check._repr_markdown_() == "✔ `eq-found-fro-trace` holds (symbolic: difference simplifies to 0)"
+def test_check_line_is_short_and_frozen():
+    check = Check("eq-found-fro-trace", "symbolic", "sympy: exact")
+    assert repr(check) == "✔ eq-found-fro-trace  (sympy: exact)"
+    assert check._repr_markdown_() == "✔ `eq-found-fro-trace`  (sympy: exact)"
     with pytest.raises(dataclasses.FrozenInstanceError):
         check.label = "other"
+
+
+def test_numeric_check_line_shows_the_error_and_a_loose_tolerance_only():
+    tight = symbolic.check_numeric(1.0, 1.0 + 4e-15, "eq-tight")
+    assert repr(tight) == "✔ eq-tight  (max err 4e-15)"
+    loose = symbolic.check_numeric(1.0, 1.001, "eq-loose", rtol=1e-2)
+    assert repr(loose) == "✔ eq-loose  (max err 1e-03, rtol 0.01)"
+
+
+def test_checks_fold_into_one_block():
+    a = symbolic.check_numeric(1.0, 1.0, "eq-a")
+    b = symbolic.check_identity(sp.Integer(2), sp.Integer(2), "eq-<b>")
+    folded = symbolic.checks(a, b, title="two facts")
+    assert repr(folded).splitlines() == [
+        "✔ 2 checks hold: two facts",
+        "  ✔ eq-a  (max err 0e+00)",
+        "  ✔ eq-<b>  (sympy: exact)",
+    ]
+    html = folded._repr_html_()
+    assert html.startswith('<details class="dr-checks"><summary>✔ 2 checks hold: two')
+    assert "eq-&lt;b&gt;" in html and "<b>" not in html  # labels are escaped
+    assert repr(symbolic.checks(a)).startswith("✔ 1 check holds")
+
+
+def test_checks_rejects_anything_but_checks():
+    with pytest.raises(ValueError, match="check_identity or check_numeric"):
+        symbolic.checks(True)

@@ -8,7 +8,9 @@ from hypothesis.extra.numpy import array_shapes, arrays
 
 from dr_lib import _validation as v
 
-finite_floats = st.floats(min_value=-1e12, max_value=1e12, allow_nan=False, allow_infinity=False)
+finite_floats = st.floats(
+    min_value=-1e12, max_value=1e12, allow_nan=False, allow_infinity=False
+)
 matrices = arrays(
     np.float64,
     array_shapes(min_dims=2, max_dims=2, min_side=1, max_side=12),
@@ -34,7 +36,9 @@ def test_check_array_rejects_any_nonfinite_entry_and_reports_its_position(X, dat
     j = data.draw(st.integers(0, X.shape[1] - 1))
     X = X.copy()
     X[i, j] = bad
-    with pytest.raises(ValueError, match=rf"X contains 1 NaN or infinite.*X\[{i}, {j}\]"):
+    with pytest.raises(
+        ValueError, match=rf"X contains 1 NaN or infinite.*X\[{i}, {j}\]"
+    ):
         v.check_array(X)
 
 
@@ -60,7 +64,9 @@ def test_check_array_rejects_3d():
         v.check_array(np.zeros((2, 2, 2)))
 
 
-@pytest.mark.parametrize("X", [np.array([["a", "b"]]), [[1.0, "x"]], np.zeros((2, 2), dtype=complex)])
+@pytest.mark.parametrize(
+    "X", [np.array([["a", "b"]]), [[1.0, "x"]], np.zeros((2, 2), dtype=complex)]
+)
 def test_check_array_rejects_non_numeric(X):
     with pytest.raises(ValueError, match="must be numeric"):
         v.check_array(X, name="data")
@@ -92,7 +98,9 @@ def test_check_vector():
 # -------------------------------------------------------------------------- integers
 
 
-@pytest.mark.parametrize("value, expected", [(1, 1), (3, 3), (np.int64(2), 2), (2.0, 2)])
+@pytest.mark.parametrize(
+    "value, expected", [(1, 1), (3, 3), (np.int64(2), 2), (2.0, 2)]
+)
 def test_check_n_components_accepts_integers(value, expected):
     out = v.check_n_components(value, 3)
     assert out == expected and type(out) is int
@@ -169,7 +177,9 @@ def _distances(n=5, seed=0):
 def test_check_square_dissimilarity_accepts_distance_matrix():
     D = _distances()
     np.testing.assert_array_equal(v.check_square_dissimilarity(D), D)
-    np.testing.assert_array_equal(v.check_square_dissimilarity(D**2, squared=True), D**2)
+    np.testing.assert_array_equal(
+        v.check_square_dissimilarity(D**2, squared=True), D**2
+    )
 
 
 def _perturbed(kind):
@@ -200,7 +210,9 @@ def test_check_square_dissimilarity_tolerance_and_shape():
     D = _distances()
     D[0, 1] += 1e-10
     v.check_square_dissimilarity(D)
-    with pytest.raises(ValueError, match=r"square matrix of dissimilarities; got shape \(2, 3\)"):
+    with pytest.raises(
+        ValueError, match=r"square matrix of dissimilarities; got shape \(2, 3\)"
+    ):
         v.check_square_dissimilarity(np.zeros((2, 3)))
 
 
@@ -221,8 +233,12 @@ def test_check_positive():
 
 
 def test_check_interval():
-    np.testing.assert_array_equal(v.check_interval([0, 90], -90, 90, name="lat"), [0.0, 90.0])
-    with pytest.raises(ValueError, match=r"lat must lie in \[-90, 90\]; 1 value.*116.4"):
+    np.testing.assert_array_equal(
+        v.check_interval([0, 90], -90, 90, name="lat"), [0.0, 90.0]
+    )
+    with pytest.raises(
+        ValueError, match=r"lat must lie in \[-90, 90\]; 1 value.*116.4"
+    ):
         v.check_interval([39.9, 116.4], -90, 90, name="lat")
 
 

@@ -21,8 +21,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "_build" / "html"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
 
 # Runs in the page once it has loaded: waits for MathJax, then reports what the tests need.
 INSPECT_JS = r"""
@@ -51,7 +57,8 @@ async () => {
   return {
     mathjax: Boolean(window.MathJax && MathJax.startup),
     math_total: maths.length,
-    math_untypeset: maths.filter(m => !m.querySelector('mjx-container')).map(m => m.textContent.slice(0, 80)),
+    math_untypeset: maths.filter(m => !m.querySelector('mjx-container'))
+      .map(m => m.textContent.slice(0, 80)),
     raw_math: raw,
     math_errors: mathErrors.map(t => t.slice(0, 80)),
     broken_images: images.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
@@ -84,16 +91,22 @@ def _missing(reason: str):
 
 def is_redirect(path: Path) -> bool:
     """The root index.html that Jupyter Book writes is a meta-refresh to the first page."""
-    return 'http-equiv="Refresh"' in path.read_text(encoding="utf-8", errors="ignore")[:2000]
+    return (
+        'http-equiv="Refresh"'
+        in path.read_text(encoding="utf-8", errors="ignore")[:2000]
+    )
 
 
 def html_pages() -> list[Path]:
     """Every HTML page of the built book (not the assets, not redirect stubs)."""
     if not HTML.exists():
         return []
-    return sorted(p for p in HTML.rglob("*.html")
-                  if not {"_static", "_sources", "_images"} & set(p.relative_to(HTML).parts)
-                  and not is_redirect(p))
+    return sorted(
+        p
+        for p in HTML.rglob("*.html")
+        if not {"_static", "_sources", "_images"} & set(p.relative_to(HTML).parts)
+        and not is_redirect(p)
+    )
 
 
 @pytest.fixture(scope="session")
@@ -118,12 +131,15 @@ class QuietHandler(SimpleHTTPRequestHandler):
 def browser():
     executable = shutil.which("chromium") or shutil.which("chromium-browser")
     if executable is None:
-        _missing("Chromium is not installed (apt-get install -y chromium); site checks skipped")
+        _missing(
+            "Chromium is not installed (apt-get install -y chromium); site checks skipped"
+        )
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, headless=True,
-                                             args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(
+            executable_path=executable, headless=True, args=CHROMIUM_ARGS
+        )
         yield browser
         browser.close()
 
@@ -140,16 +156,25 @@ def site(site_url, browser) -> dict[str, PageReport]:
         page = context.new_page()
 
         page.route(lambda url: not url.startswith(site_url), _blocker(report))
-        page.on("requestfailed", lambda r, report=report: report.failed_requests.append(r.url))
-        page.on("response", lambda r, report=report: r.status >= 400
-                and report.failed_requests.append(f"{r.status} {r.url}"))
+        page.on(
+            "requestfailed",
+            lambda r, report=report: report.failed_requests.append(r.url),
+        )
+        page.on(
+            "response",
+            lambda r, report=report: (
+                r.status >= 400 and report.failed_requests.append(f"{r.status} {r.url}")
+            ),
+        )
         page.on("pageerror", lambda e, report=report: report.page_errors.append(str(e)))
         page.goto(report.url, wait_until="load")
         report.data = page.evaluate(INSPECT_JS)
         if screenshots:
             Path(screenshots).mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(Path(screenshots) / (rel.replace("/", "__") + ".png")),
-                            full_page=True)
+            page.screenshot(
+                path=str(Path(screenshots) / (rel.replace("/", "__") + ".png")),
+                full_page=True,
+            )
         page.close()
         reports[rel] = report
     context.close()

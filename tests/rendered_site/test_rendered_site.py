@@ -35,14 +35,21 @@ def test_every_resource_loads(site):
 
 def test_mathjax_typeset_all_maths(site):
     with_maths = {rel: r for rel, r in site.items() if r.data["math_total"]}
-    assert with_maths, "no page has any mathematics: is MathJax output being checked at all?"
-    bad = {rel: r.data["math_untypeset"] for rel, r in with_maths.items()
-           if not r.data["mathjax"] or r.data["math_untypeset"]}
+    assert with_maths, (
+        "no page has any mathematics: is MathJax output being checked at all?"
+    )
+    bad = {
+        rel: r.data["math_untypeset"]
+        for rel, r in with_maths.items()
+        if not r.data["mathjax"] or r.data["math_untypeset"]
+    }
     assert not bad, f"maths left untypeset: {bad}"
 
 
 def test_mathjax_understood_all_maths(site):
-    bad = {rel: r.data["math_errors"] for rel, r in site.items() if r.data["math_errors"]}
+    bad = {
+        rel: r.data["math_errors"] for rel, r in site.items() if r.data["math_errors"]
+    }
     assert not bad, f"TeX that MathJax rendered as an error or as literal text: {bad}"
 
 
@@ -52,7 +59,11 @@ def test_no_raw_tex_delimiters_in_visible_text(site):
 
 
 def test_every_image_loaded(site):
-    bad = {rel: r.data["broken_images"] for rel, r in site.items() if r.data["broken_images"]}
+    bad = {
+        rel: r.data["broken_images"]
+        for rel, r in site.items()
+        if r.data["broken_images"]
+    }
     assert not bad, f"images that did not load: {bad}"
 
 
@@ -65,7 +76,9 @@ def test_no_internal_link_is_broken(site, site_url):
             target, fragment = local_path(href, site_url)
             if not (HTML / target).is_file():
                 broken.append((rel, href))
-            elif fragment and target in site and fragment not in site[target].data["ids"]:
+            elif (
+                fragment and target in site and fragment not in site[target].data["ids"]
+            ):
                 broken.append((rel, href))
     assert not broken, f"broken internal links: {broken}"
 
@@ -80,12 +93,16 @@ def test_download_and_print_buttons(rel, browser, site_url):
 
 
 def test_notebook_pages_offer_the_notebook(site, site_url, browser):
-    notebook_pages = [rel for rel in site if (HTML / "_sources" / rel).with_suffix(".ipynb").exists()]
+    notebook_pages = [
+        rel for rel in site if (HTML / "_sources" / rel).with_suffix(".ipynb").exists()
+    ]
     assert notebook_pages, "no page built from a notebook"
     page = browser.new_page()
     for rel in notebook_pages:
         page.goto(site_url + rel)
-        hrefs = page.locator(".btn-download-source-button").evaluate_all("els => els.map(e => e.href)")
+        hrefs = page.locator(".btn-download-source-button").evaluate_all(
+            "els => els.map(e => e.href)"
+        )
         assert any(h.endswith(".ipynb") for h in hrefs), f"{rel} has no .ipynb download"
     page.close()
 

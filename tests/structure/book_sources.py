@@ -51,8 +51,11 @@ def resolve(entry: str) -> Path | None:
 
 def book_pages() -> list[Path]:
     """Every notebook and MyST page under book/ (the data folder holds no pages)."""
-    return sorted(p for p in BOOK.rglob("*") if p.suffix in {".ipynb", ".md"}
-                  and ".ipynb_checkpoints" not in p.parts)
+    return sorted(
+        p
+        for p in BOOK.rglob("*")
+        if p.suffix in {".ipynb", ".md"} and ".ipynb_checkpoints" not in p.parts
+    )
 
 
 def notebooks() -> list[Path]:
@@ -69,7 +72,9 @@ def page_markup(path: Path) -> str:
     if path.suffix == ".md":
         return path.read_text(encoding="utf-8")
     cells = read_notebook(path)["cells"]
-    return "\n\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    return "\n\n".join(
+        "".join(c["source"]) for c in cells if c["cell_type"] == "markdown"
+    )
 
 
 def label_definitions() -> list[tuple[str, Path]]:
@@ -80,7 +85,12 @@ def label_definitions() -> list[tuple[str, Path]]:
         found = _TARGET.findall(text) + _OPTION.findall(text)
         if page.suffix == ".ipynb":
             for c in read_notebook(page)["cells"]:
-                name = c.get("metadata", {}).get("mystnb", {}).get("figure", {}).get("name")
+                name = (
+                    c.get("metadata", {})
+                    .get("mystnb", {})
+                    .get("figure", {})
+                    .get("name")
+                )
                 if name:
                     found.append(name)
         pairs += [(label, page) for label in found]

@@ -1,10 +1,9 @@
 """Glossary, errata and concordance: well-formed, and every label they name exists."""
 
 import re
+from collections import Counter
 
 import pytest
-
-from collections import Counter
 
 from .book_sources import defined_labels, label_definitions, table, used_terms
 
@@ -19,14 +18,18 @@ def test_labels_are_unique_across_the_book():
     assert not twice, f"labels defined more than once: {twice}"
 
 
-@pytest.mark.parametrize("row", table("concordance"), ids=lambda r: f"{r['source']}{r['equation']}")
+@pytest.mark.parametrize(
+    "row", table("concordance"), ids=lambda r: f"{r['source']}{r['equation']}"
+)
 def test_concordance_row(row):
     assert row["source"] in SOURCES
     assert row["status"] in STATUSES
     if row["status"] == "omitted":
         assert row.get("note"), "an omitted equation needs a note saying why"
     else:
-        assert row.get("book") in LABELS, f"concordance points at missing label {row.get('book')!r}"
+        assert row.get("book") in LABELS, (
+            f"concordance points at missing label {row.get('book')!r}"
+        )
 
 
 def test_concordance_has_no_duplicate_equations():
@@ -44,12 +47,18 @@ def test_erratum_points_at_its_check(row):
 @pytest.mark.parametrize("row", table("glossary"), ids=lambda r: r["term"])
 def test_glossary_entry(row):
     assert re.search(r"[\u4e00-\u9fff]", row["zh"]), "the Chinese term is missing"
-    assert row["label"] in LABELS, f"glossary entry introduced at missing label {row['label']!r}"
+    assert row["label"] in LABELS, (
+        f"glossary entry introduced at missing label {row['label']!r}"
+    )
 
 
 def test_every_term_used_is_in_the_glossary():
-    known = {r["term"] for r in table("glossary")} | {r["zh"] for r in table("glossary")}
-    unknown = {term: page.name for term, page in used_terms().items() if term not in known}
+    known = {r["term"] for r in table("glossary")} | {
+        r["zh"] for r in table("glossary")
+    }
+    unknown = {
+        term: page.name for term, page in used_terms().items() if term not in known
+    }
     assert not unknown, f"{{term}} references without a glossary entry: {unknown}"
 
 

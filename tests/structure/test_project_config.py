@@ -18,16 +18,20 @@ def _pip_lines():
 
 
 def _extras_in(spec: str) -> set[str]:
-    match = re.search(r'\.\[([\w,\s-]+)\]', spec)
+    match = re.search(r"\.\[([\w,\s-]+)\]", spec)
     assert match, f"no extras in {spec!r}"
     return {e.strip() for e in match.group(1).split(",")}
 
 
 def test_environment_installs_the_package_with_the_makefile_extras():
-    make_install = re.search(r'pip install [^\n]*-e "(\.\[[^\]]+\])"', MAKEFILE).group(1)
+    make_install = re.search(r'pip install [^\n]*-e "(\.\[[^\]]+\])"', MAKEFILE).group(
+        1
+    )
     (conda_install,) = [line for line in _pip_lines() if line.startswith("-e")]
     assert _extras_in(conda_install) == _extras_in(make_install)
-    assert _extras_in(make_install) <= set(PYPROJECT["project"]["optional-dependencies"])
+    assert _extras_in(make_install) <= set(
+        PYPROJECT["project"]["optional-dependencies"]
+    )
 
 
 def test_environment_lists_no_dependency_of_its_own():
@@ -38,15 +42,25 @@ def test_environment_lists_no_dependency_of_its_own():
 
 
 def test_environment_python_satisfies_requires_python():
-    (python,) = [d for d in ENVIRONMENT["dependencies"] if isinstance(d, str) and d.startswith("python")]
+    (python,) = [
+        d
+        for d in ENVIRONMENT["dependencies"]
+        if isinstance(d, str) and d.startswith("python")
+    ]
     version = tuple(int(x) for x in python.split("=")[-1].split("."))
-    minimum = tuple(int(x) for x in PYPROJECT["project"]["requires-python"].lstrip(">=").split("."))
+    minimum = tuple(
+        int(x) for x in PYPROJECT["project"]["requires-python"].lstrip(">=").split(".")
+    )
     assert version >= minimum
 
 
 def test_torch_is_pinned_to_the_cpu_wheel_range():
-    specs = [d for deps in PYPROJECT["project"]["optional-dependencies"].values()
-             for d in deps if d.startswith("torch")]
+    specs = [
+        d
+        for deps in PYPROJECT["project"]["optional-dependencies"].values()
+        for d in deps
+        if d.startswith("torch")
+    ]
     assert specs and all("<=2.13.0" in s and ">=2.2" in s for s in specs)
 
 
@@ -66,7 +80,9 @@ def test_build_is_strict_and_cached():
 
 def test_mathjax_is_served_locally_and_not_from_static():
     assert "sphinx-mathjax-offline" in CONFIG["sphinx"]["extra_extensions"]
-    assert not (ROOT / "_static").exists() or not list((ROOT / "_static").rglob("*mathjax*"))
+    assert not (ROOT / "_static").exists() or not list(
+        (ROOT / "_static").rglob("*mathjax*")
+    )
 
 
 def test_pytest_never_collects_the_build_folder():

@@ -4,8 +4,15 @@ import re
 
 import pytest
 
-from .book_sources import (ROOT, book_pages, notebooks, page_markup, read_notebook, resolve,
-                           toc_files)
+from .book_sources import (
+    ROOT,
+    book_pages,
+    notebooks,
+    page_markup,
+    read_notebook,
+    resolve,
+    toc_files,
+)
 
 
 def test_every_toc_entry_exists():
@@ -26,8 +33,12 @@ def test_toc_has_no_duplicates():
 
 @pytest.mark.parametrize("path", notebooks(), ids=lambda p: p.name)
 def test_notebook_is_committed_without_outputs(path):
-    dirty = [i for i, c in enumerate(read_notebook(path)["cells"]) if c["cell_type"] == "code"
-             and (c.get("outputs") or c.get("execution_count") is not None)]
+    dirty = [
+        i
+        for i, c in enumerate(read_notebook(path)["cells"])
+        if c["cell_type"] == "code"
+        and (c.get("outputs") or c.get("execution_count") is not None)
+    ]
     assert not dirty, f"{path.name}: cells {dirty} have outputs; run `make strip`"
 
 
@@ -47,8 +58,11 @@ def test_page_has_exactly_one_title(path):
 def test_notebook_uses_text_progress_bars(path):
     # tqdm.auto/notebook draw ipywidgets: in the built page that is a warning or a widget whose
     # scripts come from a CDN. `from tqdm import tqdm` prints text and honours TQDM_DISABLE.
-    code = "\n".join("".join(c["source"]) for c in read_notebook(path)["cells"]
-                     if c["cell_type"] == "code")
+    code = "\n".join(
+        "".join(c["source"])
+        for c in read_notebook(path)["cells"]
+        if c["cell_type"] == "code"
+    )
     assert not re.search(r"tqdm\.(auto|notebook|autonotebook)", code)
 
 
@@ -57,6 +71,13 @@ MAX_CODE_LINE = 88  # what the rendered page shows without a horizontal scrollba
 
 @pytest.mark.parametrize("path", notebooks(), ids=lambda p: p.name)
 def test_code_lines_fit_the_page(path):
-    long = [line for c in read_notebook(path)["cells"] if c["cell_type"] == "code"
-            for line in "".join(c["source"]).splitlines() if len(line) > MAX_CODE_LINE]
-    assert not long, f"{path.name}: {len(long)} code lines longer than {MAX_CODE_LINE}: {long[:3]}"
+    long = [
+        line
+        for c in read_notebook(path)["cells"]
+        if c["cell_type"] == "code"
+        for line in "".join(c["source"]).splitlines()
+        if len(line) > MAX_CODE_LINE
+    ]
+    assert not long, (
+        f"{path.name}: {len(long)} code lines longer than {MAX_CODE_LINE}: {long[:3]}"
+    )
