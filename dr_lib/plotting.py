@@ -41,6 +41,7 @@ __all__ = [
     "embedding_grid",
     "curves",
     "image_grid",
+    "table",
 ]
 
 #: Okabe & Ito's colour-blind-safe palette (black last, so the first seven are colours).
@@ -573,3 +574,42 @@ def image_grid(
     for c, title in enumerate(col_titles or []):
         axes[0, c].set_title(title)
     return fig
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def table(frame, caption, *, precision=3):
+    """A table of results for the page: a pandas DataFrame with a caption.
+
+    Every table the book shows goes through this function, so that it carries a caption
+    (the rendered-site tests check that every table in a cell output has one) and its
+    numbers a fixed number of decimals.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    caption : str
+        What the table shows, in a sentence; shown above it.
+    precision : int, default=3
+        Decimals shown for floating-point columns.
+
+    Returns
+    -------
+    pandas.io.formats.style.Styler
+        Displays as an HTML table with a ``<caption>``; ``.data`` is the frame itself.
+    """
+    import pandas as pd  # only here: importing dr_lib.plotting stays light
+
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(
+            f"frame must be a pandas DataFrame; got {type(frame).__name__}. "
+            f"Wrap it first, e.g. pd.DataFrame(rows)."
+        )
+    if not isinstance(caption, str) or not caption.strip():
+        raise ValueError(
+            "caption must be a non-empty sentence saying what the table shows."
+        )
+    precision = check_integer(precision, name="precision", low=0)
+    styler = frame.style.set_caption(caption).format(precision=precision)
+    return styler.set_uuid("dr")  # the same HTML on every run

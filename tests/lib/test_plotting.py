@@ -373,3 +373,35 @@ def test_image_grid_draws_one_panel_per_image_with_column_titles():
 def test_image_grid_rejects_bad_input(shape, titles, pattern):
     with pytest.raises(ValueError, match=pattern):
         plotting.image_grid(np.zeros(shape), image_shape=(4, 4), col_titles=titles)
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def test_table_has_a_caption_and_fixed_decimals():
+    import pandas as pd
+
+    frame = pd.DataFrame({"T(10)": [0.91234, 0.5]}, index=["ours", "sklearn"])
+    styled = plotting.table(frame, "Trustworthiness of two embeddings.", precision=2)
+    html = styled.to_html()
+    assert "<caption>Trustworthiness of two embeddings.</caption>" in html
+    assert "0.91" in html and "0.912" not in html
+    assert (
+        styled.data is frame
+        and html
+        == plotting.table(
+            frame, "Trustworthiness of two embeddings.", precision=2
+        ).to_html()
+    )
+
+
+@pytest.mark.parametrize(
+    "frame, caption, pattern",
+    [([[1.0]], "c", "pandas DataFrame"), (None, "  ", "caption")],
+)
+def test_table_rejects_bad_input(frame, caption, pattern):
+    import pandas as pd
+
+    frame = pd.DataFrame([[1.0]]) if frame is None else frame
+    with pytest.raises(ValueError, match=pattern):
+        plotting.table(frame, caption)
