@@ -613,3 +613,104 @@ def table(frame, caption, *, precision=3):
     precision = check_integer(precision, name="precision", low=0)
     styler = frame.style.set_caption(caption).format(precision=precision)
     return styler.set_uuid("dr")  # the same HTML on every run
+
+
+# -------------------------------------------------------------------- displacements
+
+
+#: Size of a :func:`displacement_map` drawn on its own: the column width, 4:3.
+DISPLACEMENT_MAP_SIZE = (COLUMN_WIDTH, 0.78 * COLUMN_WIDTH)
+
+
+@_house_style
+def displacement_map(
+    reference,
+    moved,
+    *,
+    magnify=1.0,
+    names=None,
+    name_offsets=None,
+    ax=None,
+    xlabel,
+    ylabel,
+    reference_label="reference",
+    moved_label="moved",
+    legend_loc="lower left",
+):
+    """Points and how far each one moved, with the offsets magnified so that they show.
+
+    Each point is a dot at its reference position; a line leads from it to
+    ``reference + magnify * (moved - reference)``, which is marked too. Used for the map
+    of the provincial capitals in book/02_mds, where the MDS positions differ from the true
+    ones by a few kilometres on a map thousands of kilometres wide: drawn as they are, the
+    two sets of dots would cover each other. Both axes get the same scale.
+
+    Parameters
+    ----------
+    reference, moved : array-like of shape (n_points, 2)
+        Positions before and after, in the same units.
+    magnify : float > 0, default=1
+        Factor applied to every offset ``moved - reference``; stated in the legend.
+    names : sequence of str of length n_points, optional
+        Text written next to each reference position.
+    name_offsets : dict, optional
+        ``name -> (dx, dy)`` in points, to move a label away from a close neighbour; the
+        other labels sit at (3, 3), up and to the right of their dot.
+    ax : matplotlib Axes, optional
+        A new figure of the column width if omitted.
+    xlabel, ylabel : str
+        Required: every axis is labelled.
+    reference_label, moved_label : str
+        Legend entries of the two kinds of position.
+    legend_loc : str, default="lower left"
+        Where the legend goes, as matplotlib's ``loc``; pick an empty corner.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    reference = check_n_features(reference, 2, name="reference")
+    moved = check_n_features(moved, 2, name="moved")
+    if moved.shape != reference.shape:
+        raise ValueError(
+            f"moved has shape {moved.shape} but reference has {reference.shape}; pass "
+            f"one moved position per reference position, in the same order."
+        )
+    magnify = check_positive(magnify, name="magnify")
+    name_offsets = dict(name_offsets or {})
+    if names is not None:
+        names = [str(n) for n in check_labels(names, len(reference), name="names")]
+    unknown = sorted(set(name_offsets) - set(names or []))
+    if unknown:
+        raise ValueError(
+            f"name_offsets has keys {unknown} that are not in names; pass offsets only "
+            f"for names that are drawn."
+        )
+    if ax is None:
+        ax = plt.figure(figsize=DISPLACEMENT_MAP_SIZE).add_subplot()
+    shown = reference + magnify * (moved - reference)
+    segments = np.stack([reference, shown], axis=1)
+    ax.add_collection(
+        mpl.collections.LineCollection(segments, colors=OKABE_ITO[5], linewidths=1.2)
+    )
+    ax.scatter(*reference.T, s=14, color=OKABE_ITO[4], label=reference_label, zorder=3)
+    ax.scatter(
+        *shown.T,
+        s=10,
+        color=OKABE_ITO[5],
+        marker="s",
+        label=f"{moved_label} (offset × {magnify:g})",
+        zorder=3,
+    )
+    for name, (x, y) in zip(names or [], reference):
+        ax.annotate(
+            name,
+            (x, y),
+            xytext=name_offsets.get(name, (3, 3)),
+            textcoords="offset points",
+            fontsize=8,
+        )
+    ax.set(xlabel=xlabel, ylabel=ylabel)
+    ax.set_aspect("equal", adjustable="datalim")
+    ax.legend(loc=legend_loc, markerscale=1.5)
+    return ax

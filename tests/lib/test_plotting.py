@@ -405,3 +405,50 @@ def test_table_rejects_bad_input(frame, caption, pattern):
     frame = pd.DataFrame([[1.0]]) if frame is None else frame
     with pytest.raises(ValueError, match=pattern):
         plotting.table(frame, caption)
+
+
+# -------------------------------------------------------------------- displacements
+
+
+def _segments(ax):
+    lines = [c for c in ax.collections if hasattr(c, "get_segments")]
+    assert len(lines) == 1
+    return np.array(lines[0].get_segments())
+
+
+def test_displacement_map_magnifies_every_offset():
+    moved = Y + 0.01 * rng.normal(size=Y.shape)
+    ax = plotting.displacement_map(
+        Y, moved, magnify=20, xlabel="east (km)", ylabel="north (km)"
+    )
+    segments = _segments(ax)
+    np.testing.assert_allclose(segments[:, 0], Y)
+    np.testing.assert_allclose(segments[:, 1] - segments[:, 0], 20 * (moved - Y))
+    assert ax.get_xlabel() == "east (km)" and ax.get_ylabel() == "north (km)"
+    assert any("× 20" in t.get_text() for t in ax.get_legend().get_texts())
+    assert ax.figure.get_size_inches()[0] <= plotting.COLUMN_WIDTH
+
+
+def test_displacement_map_names_and_their_offsets():
+    names = [f"p{i}" for i in range(len(Y))]
+    ax = plotting.displacement_map(
+        Y, Y, names=names, name_offsets={"p3": (-20, -9)}, xlabel="x", ylabel="y"
+    )
+    texts = {t.get_text(): t for t in ax.texts}
+    assert set(texts) == set(names)
+    assert texts["p3"].xyann == (-20, -9) and texts["p0"].xyann == (3, 3)
+
+
+@pytest.mark.parametrize(
+    "kwargs, pattern",
+    [
+        ({"moved": Y[:-1]}, "one moved position per reference"),
+        ({"magnify": 0}, "magnify"),
+        ({"names": ["a"] * len(Y), "name_offsets": {"b": (1, 1)}}, "not in names"),
+        ({"name_offsets": {"a": (1, 1)}}, "not in names"),
+    ],
+)
+def test_displacement_map_rejects_bad_input(kwargs, pattern):
+    arguments = {"moved": Y, "xlabel": "x", "ylabel": "y", **kwargs}
+    with pytest.raises(ValueError, match=pattern):
+        plotting.displacement_map(Y, **arguments)
