@@ -42,6 +42,7 @@ __all__ = [
     "curves",
     "image_grid",
     "table",
+    "displacement_map",
 ]
 
 #: Okabe & Ito's colour-blind-safe palette (black last, so the first seven are colours).
