@@ -121,7 +121,7 @@ class LDA(TransformerMixin, BaseEstimator):
         self.reg = reg
 
     def fit(self, X, y):
-        """Fit the discriminant directions to ``X`` and class labels ``y``. Returns self."""
+        """Fit the discriminant directions to ``X`` and labels ``y``; returns self."""
         X = check_array(X, min_samples=2)
         classes, codes = check_class_labels(y, len(X))
         reg = check_positive(self.reg, name="reg", strict=False)

@@ -185,10 +185,11 @@ class _DiagonalMetric:
 
 
 def _maximise(problem, max_iter, tol):
-    """Projected gradient ascent with Barzilai-Borwein steps and an Armijo backtracking.
+    """Projected gradient ascent, Barzilai-Borwein steps, Armijo backtracking.
 
-    Stops when the Frank-Wolfe gap ``max_{N'} <G, N' - N>`` over the feasible set, an upper
-    bound on ``g* - g(N)`` for the concave g, is at most ``tol * g(N)``.
+    Stops when the Frank-Wolfe gap ``max_{N'} <G, N' - N>`` over the feasible
+    set, an upper bound on ``g* - g(N)`` for the concave g, is at most
+    ``tol * g(N)``.
 
     Returns ``(N, g, n_iter, gap)`` with ``gap`` the final bound relative to g.
     """

@@ -69,14 +69,15 @@ def _row_pieces(bounds, block):
 def _objective_and_gradient(A, X, bounds):
     """``f = sum_i p_i`` and its gradient ``df/dA`` for ``X`` sorted by class.
 
-    ``A`` (= W^T) has shape (n_components, n_features); class ``k`` occupies rows
-    ``bounds[k]:bounds[k + 1]`` of ``X``. The gradient is the matrix form derived in
-    book/09_metric_learning,
-    ``df/dA = 2 A X^T (diag(C^T 1) - C - C^T) X`` with ``c_ij = p_ij (p_i - [y_i = y_j])``
-    (rows of X are samples here), and C's rows sum to zero. Rows of the weight matrix are
-    made a block at a time: ``E = exp(2 z_i.z_j - |z_j|^2 - max)``, which is ``p_ij`` up to
-    a factor per row, so nothing of size N x N is ever stored; entries below
-    :data:`NEGLIGIBLE_EXPONENT` are set to zero without calling ``exp``.
+    ``A`` (= W^T) has shape (n_components, n_features); class ``k`` occupies
+    rows ``bounds[k]:bounds[k + 1]`` of ``X``. The gradient is the matrix form
+    derived in book/09_metric_learning (rows of X are samples here),
+    ``df/dA = 2 A X^T (diag(C^T 1) - C - C^T) X``,
+    ``c_ij = p_ij (p_i - [y_i = y_j])``, whose rows sum to zero. The weights
+    are made a block of rows at a time, ``E = exp(2 z_i.z_j - |z_j|^2 - max)``,
+    which is ``p_ij`` up to a factor per row, so nothing of size N x N is
+    stored; entries below :data:`NEGLIGIBLE_EXPONENT` are set to zero without
+    calling ``exp``.
     """
     n_samples = len(X)
     k = len(A)
