@@ -27,6 +27,10 @@ __all__ = [
     "check_interval",
     "check_in",
     "check_connected",
+    "check_class_labels",
+    "check_pairs",
+    "check_psd_matrix",
+    "check_linear_map",
 ]
 
 _NUMERIC_KINDS = "biuf"
@@ -408,3 +412,171 @@ def check_connected(graph, *, n_neighbors=None):
         f"one component relative to another. Pass {larger} (or a larger radius), or "
         f"embed each component separately."
     )
+
+
+# ------------------------------------------------ metric learning (book/09_metric_learning)
+
+
+def check_class_labels(y, n_samples, *, name="y"):
+    """Validate class labels for a supervised method: one per sample, at least two classes.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Class labels (ints or strings).
+    n_samples : int
+        Required length.
+    name : str, default="y"
+
+    Returns
+    -------
+    classes : ndarray of shape (n_classes,)
+        The distinct labels, sorted.
+    codes : ndarray of shape (n_samples,), dtype intp
+        ``classes[codes] == y``: the class index of each sample.
+    """
+    if y is None:
+        raise ValueError(
+            f"This estimator requires y to be passed, but the target y is None; pass "
+            f"{name}, one class label per sample."
+        )
+    arr = check_labels(y, n_samples, name=name)
+    classes, codes = np.unique(arr, return_inverse=True)
+    if len(classes) < 2:
+        raise ValueError(
+            f"{name} has a single class ({classes[0]!r}); a supervised metric needs at "
+            f"least two classes to separate. Pass labels of two or more classes."
+        )
+    return classes, codes.ravel()
+
+
+def check_pairs(pairs, n_samples, *, name):
+    """Validate index pairs ``(i, j)`` of samples, e.g. must-link or cannot-link constraints.
+
+    Parameters
+    ----------
+    pairs : array-like of shape (n_pairs, 2)
+        Row ``(i, j)`` names samples ``i`` and ``j`` (0-based indices into ``X``).
+    n_samples : int
+        Number of samples; every index must lie in ``[0, n_samples - 1]``.
+    name : str
+        Parameter name used in error messages.
+
+    Returns
+    -------
+    ndarray of shape (n_pairs, 2), dtype int64
+    """
+    arr = np.asarray(pairs)
+    if arr.size == 0:
+        raise ValueError(
+            f"{name} is empty; pass at least one pair of sample indices, e.g. "
+            f"{name}=[[0, 1]]."
+        )
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(
+            f"{name} must have shape (n_pairs, 2), one pair (i, j) per row; got shape "
+            f"{arr.shape}. Pass e.g. np.column_stack([i, j])."
+        )
+    if arr.dtype.kind not in "iu":
+        as_float = _as_numeric(arr, name)
+        _check_finite(as_float, name)
+        if not np.all(as_float == np.round(as_float)):
+            raise ValueError(
+                f"{name} must hold integer sample indices; got non-integers such as "
+                f"{as_float[as_float != np.round(as_float)][0]}. Pass indices into X."
+            )
+        arr = as_float
+    arr = arr.astype(np.int64)
+    outside = (arr < 0) | (arr >= n_samples)
+    if outside.any():
+        raise ValueError(
+            f"{name} has indices outside [0, {n_samples - 1}], e.g. "
+            f"{int(arr[outside][0])}; pass indices of rows of X (0-based)."
+        )
+    same = arr[:, 0] == arr[:, 1]
+    if same.any():
+        k = int(np.argmax(same))
+        raise ValueError(
+            f"{name}[{k}] = ({arr[k, 0]}, {arr[k, 1]}) pairs a sample with itself; its "
+            f"distance is 0 under every metric. Drop pairs with i == j."
+        )
+    return arr
+
+
+def check_psd_matrix(M, n_features=None, *, name="M", atol=1e-8):
+    """Validate a metric matrix: square, symmetric, positive semi-definite.
+
+    Parameters
+    ----------
+    M : array-like of shape (n_features, n_features)
+    n_features : int, optional
+        Required size; any square size if omitted.
+    name : str, default="M"
+    atol : float, default=1e-8
+        Tolerance, relative to the largest entry of ``M``, for the symmetry and for the
+        smallest eigenvalue.
+
+    Returns
+    -------
+    ndarray of shape (n_features, n_features), dtype float64
+        ``M`` symmetrised, ``(M + M.T) / 2``.
+    """
+    arr = check_array(M, name=name)
+    n_features = arr.shape[0] if n_features is None else n_features
+    if arr.shape != (n_features, n_features):
+        raise ValueError(
+            f"{name} must have shape ({n_features}, {n_features}) to match the "
+            f"{n_features} features; got {arr.shape}."
+        )
+    scale = max(float(np.abs(arr).max()), 1.0)
+    if np.abs(arr - arr.T).max() > atol * scale:
+        raise ValueError(
+            f"{name} must be symmetric; symmetrise it with ({name} + {name}.T) / 2."
+        )
+    arr = (arr + arr.T) / 2
+    smallest = float(np.linalg.eigvalsh(arr)[0])
+    if smallest < -atol * scale:
+        raise ValueError(
+            f"{name} must be positive semi-definite, or some squared distances would be "
+            f"negative; its smallest eigenvalue is {smallest:.3g}. Clip the negative "
+            f"eigenvalues to zero (dr_lib.mahalanobis.nearest_psd)."
+        )
+    return arr
+
+
+def check_linear_map(A, n_features, *, n_components=None, name="init"):
+    """Validate a linear map given as rows: shape ``(n_components, n_features)``.
+
+    Parameters
+    ----------
+    A : array-like of shape (n_components, n_features)
+        The map ``x -> A x``; each row is one output coordinate (``A`` is ``W^T`` in the
+        book's notation ``z = W^T x``).
+    n_features : int
+        Required number of columns.
+    n_components : int, optional
+        Required number of rows, if fixed; at most ``n_features`` rows otherwise.
+    name : str, default="init"
+
+    Returns
+    -------
+    ndarray of shape (n_components, n_features), dtype float64
+    """
+    arr = check_array(A, name=name)
+    rows, cols = arr.shape
+    if cols != n_features:
+        raise ValueError(
+            f"{name} has {cols} columns but X has {n_features} features; pass an array "
+            f"of shape (n_components, {n_features})."
+        )
+    if n_components is not None and rows != n_components:
+        raise ValueError(
+            f"{name} has {rows} rows but n_components={n_components}; pass "
+            f"n_components={rows} or an init with {n_components} rows."
+        )
+    if rows > n_features:
+        raise ValueError(
+            f"{name} has {rows} rows, more than the {n_features} features; a linear map "
+            f"cannot add dimensions. Pass at most {n_features} rows."
+        )
+    return arr
