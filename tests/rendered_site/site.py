@@ -84,7 +84,7 @@ async () => {
       const box = eq.closest('div.math');
       const number = box && box.querySelector('.eqno');
       const mml = eq.querySelector('mjx-assistive-mml');
-      return (number ? number.textContent.trim() + ' ' : '')
+      return (number ? number.textContent.replace('#', '').trim() + ' ' : '')
         + (box && box.id ? box.id : '')
         + (mml ? ' ' + mml.textContent.trim().slice(0, 50) : '');
     });
@@ -102,6 +102,18 @@ async () => {
       .filter(t => !t.querySelector('caption') || !t.querySelector('caption').textContent.trim())
       .map(t => t.textContent.trim().slice(0, 60)),
     figures: Array.from(document.querySelectorAll('figure[id]')).map(f => f.id),
+    folded_checks: document.querySelectorAll('details.dr-checks').length,
+    // Figures drawn on an opaque background: the top-left pixel of a house figure is clear.
+    opaque_figures: Array.from(document.querySelectorAll('.cell_output img'))
+      .filter(img => img.naturalWidth > 0 && /\.png$/i.test(img.src))
+      .filter(img => {
+        const canvas = document.createElement('canvas');
+        canvas.width = 2; canvas.height = 2;
+        const context = canvas.getContext('2d');
+        context.drawImage(img, 0, 0, 2, 2, 0, 0, 2, 2);
+        return context.getImageData(0, 0, 1, 1).data[3] > 0;
+      })
+      .map(img => (img.closest('figure[id]') || {}).id || img.src.split('/').pop()),
     mathjax: Boolean(window.MathJax && MathJax.startup),
     math_total: maths.length,
     math_untypeset: maths.filter(m => !m.querySelector('mjx-container'))
