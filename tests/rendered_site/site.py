@@ -103,6 +103,12 @@ async () => {
       .map(t => t.textContent.trim().slice(0, 60)),
     figures: Array.from(document.querySelectorAll('figure[id]')).map(f => f.id),
     folded_checks: document.querySelectorAll('details.dr-checks').length,
+    // Figures the page shows narrower than drawn: their text is smaller than 9 pt.
+    shrunk_figures: Array.from(document.querySelectorAll('.cell_output img'))
+      .filter(img => img.naturalWidth > 0
+        && img.getBoundingClientRect().width < img.naturalWidth - 1)
+      .map(img => ((img.closest('figure[id]') || {}).id || img.src.split('/').pop())
+        + ` (${img.naturalWidth} px shown at ${Math.round(img.getBoundingClientRect().width)})`),
     // Figures drawn on an opaque background: the top-left pixel of a house figure is clear.
     opaque_figures: Array.from(document.querySelectorAll('.cell_output img'))
       .filter(img => img.naturalWidth > 0 && /\.png$/i.test(img.src))

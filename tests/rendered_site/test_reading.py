@@ -196,6 +196,18 @@ def test_figures_have_a_transparent_background(site):
     )
 
 
+def test_figures_are_shown_at_full_size(site):
+    bad = {
+        rel: r.data["shrunk_figures"]
+        for rel, r in site.items()
+        if r.data["shrunk_figures"]
+    }
+    assert not bad, (
+        "figures wider than the column, shrunk with their text (draw them with "
+        f"plotting.subplots or a figsize no wider than plotting.COLUMN_WIDTH): {bad}"
+    )
+
+
 def test_dark_mode_shows_figures_without_a_card(browser, site_url):
     context = browser.new_context(viewport=LAPTOP)
     set_theme(context, "dark")
