@@ -10,10 +10,17 @@ whole notebook.
 Sizes: no figure is wider than the book's text column (:data:`COLUMN_WIDTH`), so the page
 shows it at 100 % and its 9-point text stays 9 points on screen. Figures with several
 panels come from :func:`subplots` (or :func:`embedding_grid`), which divide that width.
+
+Light and dark pages: figures are drawn with dark ink on a transparent background. The
+book's stylesheet (``_static/house.css``) shows them as they are on a light page and inverts
+their lightness, keeping the hues, on a dark page, so a figure never sits on a grey card.
+Lines and small markers never use Okabe–Ito's yellow, which does not read on white
+(:data:`LINE_COLOURS`); a legend that :func:`curves` places over the data moves outside.
 """
 
 import functools
 import math
+import textwrap
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
@@ -30,7 +37,11 @@ from dr_lib._validation import (
 
 __all__ = [
     "COLUMN_WIDTH",
+    "COLUMN_PIXELS",
     "OKABE_ITO",
+    "YELLOW",
+    "LINE_COLOURS",
+    "MIN_FONT_SIZE",
     "MARKERS",
     "LINESTYLES",
     "HOUSE_STYLE",
@@ -40,6 +51,8 @@ __all__ = [
     "embedding_2d",
     "embedding_grid",
     "curves",
+    "place_legend",
+    "legend_covers_data",
     "image_grid",
     "table",
     "displacement_map",
@@ -57,7 +70,13 @@ OKABE_ITO = [
     "#000000",
 ]
 
-#: Marker shapes: for curves, and for categories beyond the eighth colour.
+#: Okabe–Ito's yellow: kept for filled areas, never for lines or small markers on white.
+YELLOW = "#F0E442"
+
+#: Colours of lines and of small markers (curves, categories): Okabe–Ito without yellow.
+LINE_COLOURS = [colour for colour in OKABE_ITO if colour != YELLOW]
+
+#: Marker shapes: for curves, and for categories beyond the last line colour.
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 #: Line styles, so that curves stay distinguishable in greyscale.
 LINESTYLES = ["-", "--", "-.", ":"]
@@ -65,18 +84,32 @@ LINESTYLES = ["-", "--", "-.", ":"]
 #: At most this many distinct integer or string labels are drawn as categories.
 MAX_CATEGORIES = 10
 
-#: Width of the book's text column in inches: 672 pixels at the house resolution of 110 dpi.
-#: A figure this wide is shown at 100 %; a wider one would be scaled down, text included.
+#: Width of the book's text column in pixels, at a window 1280 pixels wide (measured on the
+#: built page; tests/rendered_site checks that no figure is shown narrower than it is).
+COLUMN_PIXELS = 688
+
+#: Widest figure, in inches, at the house resolution of 110 dpi. The notebook saves a figure
+#: with a tight bounding box and 0.1 in of padding on each side, so a figure this wide
+#: becomes an image of at most :data:`COLUMN_PIXELS` and is shown at 100 %; a wider one
+#: would be scaled down, text included.
 COLUMN_WIDTH = 6.1
 
 #: Default size of a figure with one panel (inches).
 SINGLE_PANEL = (4.8, 3.6)
+
+#: Smallest text size of a house figure, in points, at the size the page shows it.
+MIN_FONT_SIZE = 9
 
 #: rcParams of the house style.
 HOUSE_STYLE = {
     "figure.dpi": 110,
     "savefig.dpi": 110,
     "figure.constrained_layout.use": True,
+    # Transparent: the page's own background shows through, in light and in dark mode.
+    "figure.facecolor": "none",
+    "axes.facecolor": "none",
+    "savefig.facecolor": "none",
+    "savefig.transparent": True,
     "font.size": 10,
     "axes.titlesize": 11,
     "axes.labelsize": 10,
@@ -86,7 +119,7 @@ HOUSE_STYLE = {
     "legend.frameon": False,
     "axes.spines.top": False,
     "axes.spines.right": False,
-    "axes.prop_cycle": mpl.cycler(color=OKABE_ITO),
+    "axes.prop_cycle": mpl.cycler(color=LINE_COLOURS),
     "image.cmap": "viridis",
     "lines.linewidth": 1.6,
     "lines.markersize": 5,
@@ -242,8 +275,9 @@ def _is_categorical(labels):
 
 
 def _category_style(k):
-    """Colour and marker of the ``k``-th category."""
-    return OKABE_ITO[k % len(OKABE_ITO)], MARKERS[(k // len(OKABE_ITO)) % len(MARKERS)]
+    """Colour and marker of the ``k``-th category (small markers: no yellow)."""
+    n = len(LINE_COLOURS)
+    return LINE_COLOURS[k % n], MARKERS[(k // n) % len(MARKERS)]
 
 
 def _draw_categories(ax, Y, labels, s):
@@ -310,7 +344,11 @@ def _annotate(ax, Y, texts):
     """Write ``texts[i]`` next to point ``Y[i]``."""
     for (x, y), text in zip(Y, texts):
         ax.annotate(
-            str(text), (x, y), xytext=(3, 3), textcoords="offset points", fontsize=8
+            str(text),
+            (x, y),
+            xytext=(3, 3),
+            textcoords="offset points",
+            fontsize=MIN_FONT_SIZE,
         )
 
 
@@ -369,9 +407,17 @@ def _panel(value):
     return value, None
 
 
-def _panel_title(name, seconds):
-    """ "name (0.42 s)", or just the name when no time is given."""
-    return name if seconds is None else f"{name} ({seconds:.2f} s)"
+#: Average width of a character of the house font, as a fraction of its size in points.
+_CHAR_WIDTH = 0.6
+
+
+def _panel_title(name, seconds, width):
+    """ "name (0.42 s)", or just the name when no time is given, wrapped onto as many
+    lines as a panel ``width`` inches wide needs, so that neighbouring titles never touch."""
+    text = name if seconds is None else f"{name} ({seconds:.2f} s)"
+    size = mpl.rcParams["axes.titlesize"]
+    size = size if isinstance(size, int | float) else mpl.rcParams["font.size"]
+    return textwrap.fill(text, max(8, int(width * 72 / (_CHAR_WIDTH * size))))
 
 
 @_house_style
@@ -419,7 +465,7 @@ def embedding_grid(panels, labels=None, *, ncols=3, suptitle=None, legend_title=
             None if labels is None else check_labels(labels, len(Y), name="labels")
         )
         key = _draw_embedding(ax, Y, panel_labels, s=4)
-        ax.set(xticks=[], yticks=[], title=_panel_title(name, seconds))
+        ax.set(xticks=[], yticks=[], title=_panel_title(name, seconds, width / ncols))
     for ax in axes.flat[len(panels) :]:
         ax.set_axis_off()
     _add_key(key, legend_title, fig=fig, axes=axes.ravel().tolist())
@@ -446,7 +492,7 @@ def _series(x, name, value):
 def _line_style(k, markers):
     """Colour, line style and marker of the ``k``-th series."""
     return {
-        "color": OKABE_ITO[k % len(OKABE_ITO)],
+        "color": LINE_COLOURS[k % len(LINE_COLOURS)],
         "linestyle": LINESTYLES[k % len(LINESTYLES)],
         "marker": MARKERS[k % len(MARKERS)] if markers else None,
     }
@@ -487,7 +533,9 @@ def curves(
         ``name -> dict`` of ``Axes.plot`` keyword arguments overriding the default style
         of that series (e.g. ``{"theory": {"linestyle": "-", "marker": None}}``).
     legend_loc : str, default="best"
-        Where the legend goes, as matplotlib's ``loc`` (e.g. ``"lower right"``).
+        Where the legend goes, as matplotlib's ``loc`` (e.g. ``"lower right"``). With
+        "best", a legend that would still cover a data point or a line is moved outside,
+        to the right of the axes.
 
     Returns
     -------
@@ -505,8 +553,63 @@ def curves(
     ax.set(xlabel=xlabel, ylabel=ylabel, title=title or "")
     ax.set_xscale("log" if logx else "linear")
     ax.set_yscale("log" if logy else "linear")
-    ax.legend(loc=legend_loc)
+    place_legend(ax, loc=legend_loc)
     return ax
+
+
+def _data_points(ax, samples=24):
+    """Display coordinates of what ``ax`` draws: line vertices (and ``samples`` points on
+    every segment between them) and scatter points."""
+    chunks = [np.empty((0, 2))]
+    for line in ax.get_lines():
+        xy = line.get_transform().transform(np.asarray(line.get_xydata(), dtype=float))
+        xy = xy[np.isfinite(xy).all(axis=1)]
+        if len(xy) > 1:
+            t = np.linspace(0.0, 1.0, samples)[:, None, None]
+            xy = (xy[:-1] * (1 - t) + xy[1:] * t).reshape(-1, 2)
+        chunks.append(xy)
+    for collection in ax.collections:
+        offsets = np.asarray(collection.get_offsets(), dtype=float)
+        if offsets.size:
+            chunks.append(collection.get_offset_transform().transform(offsets))
+    return np.concatenate(chunks)
+
+
+def legend_covers_data(ax):
+    """Whether the legend of ``ax`` hides a data point or a stretch of a line."""
+    legend = ax.get_legend()
+    if legend is None:
+        return False
+    ax.figure.draw_without_rendering()
+    box = legend.get_window_extent()
+    xy = _data_points(ax)
+    inside = (
+        (xy[:, 0] >= box.x0)
+        & (xy[:, 0] <= box.x1)
+        & (xy[:, 1] >= box.y0)
+        & (xy[:, 1] <= box.y1)
+    )
+    return bool(inside.any())
+
+
+@_house_style
+def place_legend(ax, *, loc="best", **kwargs):
+    """Draw the legend of ``ax`` where it hides no data.
+
+    ``loc="best"`` tries matplotlib's best place inside the axes first; if the legend
+    still covers a data point or a line there (:func:`legend_covers_data`), it goes
+    outside, to the right of the axes. Any other ``loc`` is kept as asked.
+
+    Returns
+    -------
+    matplotlib Legend
+    """
+    legend = ax.legend(loc=loc, **kwargs)
+    if loc == "best" and legend_covers_data(ax):
+        legend = ax.legend(
+            loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, **kwargs
+        )
+    return legend
 
 
 # --------------------------------------------------------------------------- images
@@ -709,7 +812,7 @@ def displacement_map(
             (x, y),
             xytext=name_offsets.get(name, (3, 3)),
             textcoords="offset points",
-            fontsize=8,
+            fontsize=MIN_FONT_SIZE,
         )
     ax.set(xlabel=xlabel, ylabel=ylabel)
     ax.set_aspect("equal", adjustable="datalim")
