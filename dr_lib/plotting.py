@@ -56,6 +56,7 @@ __all__ = [
     "image_grid",
     "table",
     "displacement_map",
+    "neighbourhood_weights",
 ]
 
 #: Okabe & Ito's colour-blind-safe palette (black last, so the first seven are colours).
@@ -818,3 +819,133 @@ def displacement_map(
     ax.set_aspect("equal", adjustable="datalim")
     ax.legend(loc=legend_loc, markerscale=1.5)
     return ax
+
+
+# ------------------------------------------------------------- LLE neighbourhoods
+
+
+def _weight_arc(ax, start, end, colour, width):
+    """A parabola from ``start`` to ``end`` above the line y = 0, a third of its span high;
+    returns its apex."""
+    u = np.linspace(0.0, 1.0, 30)
+    height = abs(end - start) / 3
+    ax.plot(start + u * (end - start), 4 * height * u * (1 - u), color=colour, lw=width)
+    return np.array([(start + end) / 2, height])
+
+
+def _draw_neighbourhood(ax, points, centre, neighbors, weights, norm, cmap):
+    """One panel of :func:`neighbourhood_weights`; ``points`` has shape (n, 1) or (n, 2).
+
+    Each weight is written at the top of its arc (1-D), or next to its neighbour in the
+    plane; neighbours in a row on the same side of the point get their labels on
+    alternate sides of the edge, so that the labels do not collide.
+    """
+    flat = points.shape[1] == 1
+    xy = np.column_stack([points[:, 0], np.zeros(len(points))]) if flat else points
+    ax.scatter(xy[:, 0], xy[:, 1], s=8, color="#999999", linewidths=0, zorder=1)
+    span = np.ptp(xy[np.r_[centre, neighbors]], axis=0).max()
+    directions = xy[neighbors] - xy[centre]
+    order = np.argsort(np.linalg.norm(directions, axis=1))
+    side = np.sign(directions @ directions[order[0]])
+    for p in order:
+        j, w = neighbors[p], weights[p]
+        colour, width = cmap(norm(w)), 1.0 + 3.0 * abs(w) / norm.vmax
+        if flat:
+            where = _weight_arc(ax, xy[centre, 0], xy[j, 0], colour, width)
+            where = where + [0.0, 0.05 * span]
+        else:
+            ax.plot(*xy[[centre, j]].T, color=colour, lw=width, zorder=2)
+            along = directions[p] / np.linalg.norm(directions[p])
+            rank = np.sum(side[order[: list(order).index(p)]] == side[p])
+            normal = (-1) ** rank * np.array([-along[1], along[0]])
+            where = xy[j] + 0.09 * span * normal
+        ax.annotate(f"{w:.2f}", where, ha="center", va="center", fontsize=9)
+    ax.scatter(
+        *xy[neighbors].T, s=24, color="#666666", zorder=3, label="its neighbours"
+    )
+    ax.scatter(*xy[centre], s=60, color=OKABE_ITO[4], zorder=3, label="point $i$")
+    ax.scatter(
+        *(weights @ xy[neighbors]),
+        s=90,
+        marker="x",
+        color=OKABE_ITO[2],
+        linewidths=2,
+        zorder=4,
+        label="its reconstruction from the neighbours",
+    )
+    middle = xy[np.r_[centre, neighbors]].mean(0)
+    half = 0.8 * span
+    ax.set_xlim(middle[0] - half, middle[0] + half)
+    if flat:
+        ax.set_ylim(-0.2 * span, 0.5 * span)
+        ax.set_yticks([])
+        ax.spines["left"].set_visible(False)
+    else:
+        ax.set_ylim(middle[1] - half, middle[1] + half)
+        ax.set_aspect("equal", adjustable="box")
+
+
+@_house_style
+def neighbourhood_weights(
+    X, centre, neighbors, weights, *, Z=None, titles=("data", "embedding")
+):
+    """One point, its neighbours and its reconstruction weights, drawn on the data.
+
+    The picture behind locally linear embedding (book/05_lle, [T] (10-19)): an edge from
+    point ``centre`` to each neighbour, coloured and thickened by the weight w_ij on a
+    diverging scale centred at zero, the weight written next to it; the point itself
+    (blue dot) and its reconstruction Σ_j w_ij x_j (green cross). With ``Z``, a second
+    panel applies the same weights to the embedding, where LLE asks them to rebuild z_i.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, 2)
+        Planar data (e.g. a curve in the plane).
+    centre : int
+        Index of the point whose neighbourhood is drawn.
+    neighbors : array-like of int, shape (k,)
+        Indices of its neighbours.
+    weights : array-like of shape (k,)
+        The weight of each neighbour (e.g. a row of ``lle.barycenter_weights``).
+    Z : array-like of shape (n_samples,) or (n_samples, 2), optional
+        An embedding of the same points; a 1-D one is drawn on a line, its edges as arcs.
+    titles : tuple of str, default=("data", "embedding")
+        Titles of the two panels.
+
+    Returns
+    -------
+    matplotlib Figure
+    """
+    X = check_n_features(X, 2, name="X")
+    centre = check_integer(centre, name="centre", low=0, high=len(X) - 1)
+    neighbors = check_vector(neighbors, name="neighbors")
+    neighbors = np.array(
+        [
+            check_integer(j, name=f"neighbors[{p}]", low=0, high=len(X) - 1)
+            for p, j in enumerate(neighbors)
+        ]
+    )
+    weights = check_vector(weights, name="weights", n=len(neighbors))
+    panels = [X]
+    if Z is not None:
+        if np.ndim(Z) == 1:
+            panels.append(check_vector(Z, name="Z", n=len(X))[:, None])
+        else:
+            panels.append(check_n_features(Z, 2, name="Z"))
+            check_vector(panels[1][:, 0], name="Z", n=len(X))
+    limit = np.abs(weights).max() or 1.0
+    norm, cmap = mpl.colors.Normalize(-limit, limit), mpl.colormaps["PuOr"]
+    fig, axes = plt.subplots(
+        1,
+        len(panels),
+        squeeze=False,
+        figsize=(COLUMN_WIDTH, 0.55 * COLUMN_WIDTH if len(panels) == 2 else 3.6),
+    )
+    for ax, points, title in zip(axes[0], panels, titles):
+        _draw_neighbourhood(ax, points, centre, neighbors, weights, norm, cmap)
+        ax.set_title(title)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=3)
+    mappable = mpl.cm.ScalarMappable(norm=norm, cmap=cmap)
+    fig.colorbar(mappable, ax=axes.ravel().tolist(), label="weight $w_{ij}$")
+    return fig

@@ -624,3 +624,62 @@ def test_embedding_grid_titles_never_touch_their_neighbours():
     assert all(left.x1 < right.x0 for left, right in zip(boxes, boxes[1:])), boxes
     assert "\n" in fig.axes[0].get_title()  # the time went onto a second line
     assert fig.axes[0].get_title().replace("\n", " ") == "dr_lib Isomap (1.31 s)"
+
+
+# -------------------------------------------------------------- LLE neighbourhoods
+
+
+def _neighbourhood_case():
+    angle = np.linspace(0, 1.5, 12)
+    X = np.column_stack([np.cos(angle), np.sin(angle)])
+    neighbors = np.array([4, 6, 3, 7])
+    weights = np.array([0.7, 0.6, -0.2, -0.1])
+    return X, 5, neighbors, weights, angle
+
+
+def test_neighbourhood_weights_draws_the_weights_and_the_reconstruction():
+    X, centre, neighbors, weights, angle = _neighbourhood_case()
+    fig = plotting.neighbourhood_weights(X, centre, neighbors, weights, Z=angle)
+    panels = [ax for ax in fig.axes if ax.get_label() != "<colorbar>"]
+    assert len(panels) == 2 and len(_colorbars(fig)) == 1
+    cmap = matplotlib.colormaps["PuOr"]
+    expected = sorted(to_hex(cmap((w / 0.7 + 1) / 2)) for w in weights)
+    for ax, points in zip(panels, [X, np.column_stack([angle, 0 * angle])]):
+        assert sorted(to_hex(line.get_color()) for line in ax.lines) == expected
+        assert sorted(t.get_text() for t in ax.texts) == sorted(
+            f"{w:.2f}" for w in weights
+        )
+        cross = [c for c in ax.collections if c.get_label().startswith("its recon")]
+        np.testing.assert_allclose(
+            cross[0].get_offsets()[0], weights @ points[neighbors]
+        )
+    assert {t.get_text() for t in fig.legends[0].get_texts()} == {
+        "point $i$",
+        "its neighbours",
+        "its reconstruction from the neighbours",
+    }
+
+
+def test_neighbourhood_weights_without_an_embedding_has_one_panel():
+    X, centre, neighbors, weights, _ = _neighbourhood_case()
+    fig = plotting.neighbourhood_weights(X, centre, neighbors, weights)
+    assert len([ax for ax in fig.axes if ax.get_label() != "<colorbar>"]) == 1
+    assert fig.get_size_inches()[0] <= plotting.COLUMN_WIDTH
+
+
+@pytest.mark.parametrize(
+    "change, pattern",
+    [
+        ({"centre": 12}, "centre"),
+        ({"neighbors": np.array([4, 6, 3, 40])}, r"neighbors\[3\]"),
+        ({"weights": np.ones(3)}, "weights"),
+        ({"Z": np.zeros(5)}, "Z"),
+        ({"Z": np.zeros((12, 3))}, "Z"),
+    ],
+)
+def test_neighbourhood_weights_rejects_bad_input(change, pattern):
+    X, centre, neighbors, weights, _ = _neighbourhood_case()
+    arguments = {"centre": centre, "neighbors": neighbors, "weights": weights}
+    arguments.update(change)
+    with pytest.raises(ValueError, match=pattern):
+        plotting.neighbourhood_weights(X, **arguments)
