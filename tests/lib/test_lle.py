@@ -137,5 +137,5 @@ def test_duplicate_points_are_allowed():
 
 
 def test_transform_checks_the_number_of_features():
-    with pytest.raises(ValueError, match="exactly 4 columns"):
+    with pytest.raises(ValueError, match="2 features, but LocallyLinearEmbedding is"):
         LocallyLinearEmbedding(10, 2).fit(X).transform(np.ones((3, 2)))

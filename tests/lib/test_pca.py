@@ -190,7 +190,7 @@ def test_wide_data_matches_sklearn(n_samples, extra, seed):
         ),
         ({}, np.array([[1.0, np.nan], [2.0, 3.0]]), "NaN or infinite"),
         ({}, np.array([[1.0, np.inf], [2.0, 3.0]]), "NaN or infinite"),
-        ({}, np.ones((1, 3)), "X has 1 samples"),
+        ({}, np.ones((1, 3)), "X has 1 sample"),
         ({}, np.ones(4), "must be 2-D"),
     ],
 )
@@ -201,7 +201,7 @@ def test_bad_input(params, X, match):
 
 def test_bad_input_after_fit(data):
     pca = PCA(2).fit(data)
-    with pytest.raises(ValueError, match="exactly 9 columns"):
+    with pytest.raises(ValueError, match="X has 4 features, but PCA is expecting 9"):
         pca.transform(np.ones((3, 4)))
     with pytest.raises(ValueError, match="Z must have exactly 2 columns"):
         pca.inverse_transform(np.ones((3, 3)))
