@@ -104,7 +104,9 @@ class Isomap(TransformerMixin, BaseEstimator):
         The top eigenvalues of B = -1/2 J D^(2) J for the geodesic D.
     mds_ : ClassicalMDS
         The classical MDS of ``dist_matrix_`` (as precomputed distances, which are not
-        validated again).
+        validated again). Its ``smallest_eigenvalue_`` is None: Isomap skips that
+        eigen-solve; ``ClassicalMDS(dissimilarity="precomputed").fit(dist_matrix_)``
+        computes it.
     nbrs_ : sklearn.neighbors.NearestNeighbors
         Fitted on the estimator's own copy of the training data: it found the
         neighbours that built ``graph_``, and finds those of new points in ``transform``.
@@ -146,7 +148,7 @@ class Isomap(TransformerMixin, BaseEstimator):
         self.graph_ = check_connected(graphs._knn_graph(X, indices), n_neighbors=k)
         self.dist_matrix_ = graphs._shortest_paths(self.graph_)
         self.mds_ = ClassicalMDS(self.n_components, dissimilarity="precomputed")
-        self.mds_._fit_distances(self.dist_matrix_)  # validated by construction
+        self.mds_._fit_distances(self.dist_matrix_, smallest=False)  # valid by design
         self.embedding_ = self.mds_.embedding_
         self.eigenvalues_ = self.mds_.eigenvalues_
         return self

@@ -104,24 +104,26 @@ class KernelPCA(TransformerMixin, BaseEstimator):
             if keep_all
             else check_integer(self.n_components, name="n_components", high=n_samples)
         )
-        self._kernel = _kernel_function(
+        kernel = _kernel_function(
             X,
             kernel=self.kernel,
             gamma=self.gamma,
             degree=self.degree,
             coef0=self.coef0,
         )
-        K = self._kernel(X, X)
-        self.kernel_column_means_ = double_centre_inplace(K)  # K is now J K J
-        self.kernel_mean_ = self.kernel_column_means_.mean()
+        K = kernel(X, X)
+        column_means = double_centre_inplace(K)  # K is now J K J
         eigenvalues, alphas = top_eigenpairs(K, n_components)
         if keep_all:
             kept = nonzero_eigenvalues(eigenvalues)
             eigenvalues, alphas = eigenvalues[kept], alphas[:, kept]
         else:
             check_positive_spectrum(eigenvalues, n_components)
+        self._kernel = kernel  # k(·, ·) with validated parameters, for transform
         self.X_fit_ = X
         self.n_features_in_ = X.shape[1]
+        self.kernel_column_means_ = column_means
+        self.kernel_mean_ = column_means.mean()
         self.n_components_ = len(eigenvalues)
         self.eigenvalues_ = eigenvalues
         self.eigenvectors_ = alphas / np.sqrt(eigenvalues)

@@ -109,12 +109,13 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
     eigenvalues_ : ndarray of shape (n_components,)
         The ``n_components`` largest eigenvalues of B, in decreasing order (the squared
         norms of the embedding's columns when they are positive).
-    smallest_eigenvalue_ : float
+    smallest_eigenvalue_ : float or None
         The smallest eigenvalue of B. The dissimilarities are Euclidean (realisable by
         points in some R^p) exactly when B is positive semi-definite, so a clearly negative
         value (compared with ``eigenvalues_[0]``) reports a non-Euclidean input. Computed
         exactly for n <= 200 and above that by Lanczos iteration
-        (``scipy.sparse.linalg.eigsh``) to a relative accuracy of 1e-6.
+        (``scipy.sparse.linalg.eigsh``) to a relative accuracy of 1e-6. None in the
+        ``mds_`` of an ``Isomap``, which skips this eigen-solve.
     dissimilarity_matrix_ : ndarray of shape (n_samples, n_samples)
         The distances used.
     n_features_in_ : int
@@ -171,12 +172,14 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
         """
         return self._fit_distances(self._distances(X))
 
-    def _fit_distances(self, D):
+    def _fit_distances(self, D, *, smallest=True):
         """Fit to a validated distance matrix ``D`` that the estimator may keep.
 
         The algorithm of :meth:`fit` after validation: B = -1/2 J D^(2) J ([T] (10-16)),
         its top eigenpairs ([T] (10-17)) and Z = V_k Lambda_k^(1/2) ([T] (10-18)).
-        ``Isomap`` calls it with the geodesic distances it has just computed.
+        ``Isomap`` calls it with the geodesic distances it has just computed, and with
+        ``smallest=False``: it has no use for the smallest eigenvalue, whose Lanczos run
+        would cost as much as the top eigenpairs (``smallest_eigenvalue_`` is then None).
         """
         n = len(D)
         k = check_integer(self.n_components, name="n_components", high=n)
@@ -195,7 +198,7 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
             )
         self.dissimilarity_matrix_ = D
         self.eigenvalues_ = values
-        self.smallest_eigenvalue_ = _smallest_eigenvalue(B)
+        self.smallest_eigenvalue_ = _smallest_eigenvalue(B) if smallest else None
         self.embedding_ = vectors * np.sqrt(np.where(positive, values, 0.0))
         return self
 
