@@ -1,21 +1,46 @@
 """Time dr_lib against a reference implementation on the same input, side by side.
 
 The machine may be shared, so one comparison interleaves the two implementations (ours,
-reference, reference, ours, ...) and keeps the best run of each: a burst of load then
-slows both sides alike, or neither, and the best of many runs approaches the time on a
-quiet machine. Fast functions get many runs, slow ones few: runs continue until both sides
-have had ``min_repeats`` and the comparison has used ``budget`` seconds (or ``max_repeats``
-each). Next to the wall time, the best CPU time of the process is kept too (all threads
-added up): it counts the work done and is less sensitive to load, but hides the gain of
-work spread over several cores. Every comparison is recorded in ``RESULTS``, which
-``run_all.py`` prints as one table at the end.
+reference, reference, ours, ...): a burst of load then slows both sides alike. The ratio
+reported is that of the best runs, which approach the times on a quiet machine; next to it
+stand the ratio of the median runs (typical conditions, steadier when the machine is busy)
+and that of the median CPU times of the process (all threads added up: the work done,
+least sensitive to load, but blind to work spread over several cores). Fast functions get
+many runs, slow ones few: runs continue until both sides have had ``min_repeats`` and the
+comparison has used ``budget`` seconds (or ``max_repeats`` each). Every comparison is
+recorded in ``RESULTS``, which ``run_all.py`` prints as one table at the end.
 """
 
 import os
+import statistics
 import time
+from dataclasses import dataclass
 
-#: One row per comparison: (name, wall s dr_lib, wall s reference, CPU s dr_lib,
-#: CPU s reference, runs of each).
+
+@dataclass
+class Timing:
+    """Wall and CPU seconds of every run of one implementation."""
+
+    wall: list
+    cpu: list
+
+    @property
+    def best(self):
+        """The shortest wall time."""
+        return min(self.wall)
+
+    @property
+    def median(self):
+        """The median wall time."""
+        return statistics.median(self.wall)
+
+    @property
+    def median_cpu(self):
+        """The median CPU time."""
+        return statistics.median(self.cpu)
+
+
+#: One row per comparison: (name, Timing of dr_lib, Timing of the reference).
 RESULTS = []
 
 
@@ -26,37 +51,46 @@ def _timed(function):
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
-def best_times(ours, reference, *, min_repeats=3, budget=5.0, max_repeats=25):
-    """Best (wall, CPU) times of ``ours()`` and ``reference()``, interleaved.
-
-    Returns ``(best_ours, best_reference, runs)``, each best a (wall, CPU) pair of
-    seconds, each minimised separately.
-    """
-    best = {"ours": [float("inf")] * 2, "reference": [float("inf")] * 2}
+def interleaved_times(ours, reference, *, min_repeats=3, budget=5.0, max_repeats=25):
+    """Time ``ours()`` and ``reference()`` alternately; return their two Timings."""
+    timings = {"ours": Timing([], []), "reference": Timing([], [])}
     start, runs = time.perf_counter(), 0
     while runs < max_repeats and (
         runs < min_repeats or time.perf_counter() - start < budget
     ):
         pair = [("ours", ours), ("reference", reference)]
         for label, function in pair if runs % 2 == 0 else pair[::-1]:
-            best[label] = [min(b, t) for b, t in zip(best[label], _timed(function))]
+            wall, cpu = _timed(function)
+            timings[label].wall.append(wall)
+            timings[label].cpu.append(cpu)
         runs += 1
-    return best["ours"], best["reference"], runs
+    return timings["ours"], timings["reference"]
+
+
+def _ratios(ours, reference):
+    """Best, median and median-CPU ratios ours / reference."""
+    return (
+        ours.best / reference.best,
+        ours.median / reference.median,
+        ours.median_cpu / reference.median_cpu,
+    )
 
 
 def compare(name, ours, reference, *, min_repeats=3, budget=5.0):
-    """Time two zero-argument callables; print and return the wall ratio ours / reference."""
+    """Time two zero-argument callables; print and return the best-run ratio."""
     ours(), reference()  # warm up caches and lazy imports
-    (wall, cpu), (wall_ref, cpu_ref), runs = best_times(
+    mine, theirs = interleaved_times(
         ours, reference, min_repeats=min_repeats, budget=budget
     )
-    RESULTS.append((name, wall, wall_ref, cpu, cpu_ref, runs))
+    RESULTS.append((name, mine, theirs))
+    best, median, cpu = _ratios(mine, theirs)
     print(
-        f"{name:52s} dr_lib {wall * 1e3:9.1f} ms   reference {wall_ref * 1e3:9.1f} ms"
-        f"   ratio {wall / wall_ref:5.2f}   (CPU ratio {cpu / cpu_ref:5.2f}, {runs} runs)",
+        f"{name:52s} dr_lib {mine.best * 1e3:9.1f} ms   reference "
+        f"{theirs.best * 1e3:9.1f} ms   ratio {best:5.2f}   (median {median:5.2f}, "
+        f"CPU {cpu:5.2f}, {len(mine.wall)} runs)",
         flush=True,
     )
-    return wall / wall_ref
+    return best
 
 
 def load_average():
@@ -65,18 +99,19 @@ def load_average():
 
 
 def table(rows=None):
-    """Every recorded comparison as one aligned text table, wall ratio first."""
+    """Every recorded comparison as one aligned text table."""
     rows = RESULTS if rows is None else rows
     width = max([len("benchmark")] + [len(row[0]) for row in rows])
     header = (
-        f"{'benchmark':{width}s}  {'dr_lib ms':>10s}  {'reference ms':>12s}  "
-        f"{'ratio':>5s}  {'CPU ratio':>9s}  {'runs':>4s}"
+        f"{'benchmark':{width}s}  {'dr_lib ms':>9s}  {'ref. ms':>9s}  {'ratio':>5s}  "
+        f"{'median':>6s}  {'CPU':>5s}  {'runs':>4s}"
     )
     lines = [header, "-" * len(header)]
-    for name, wall, wall_ref, cpu, cpu_ref, runs in rows:
-        flag = "" if wall <= wall_ref else "  > 1"
+    for name, mine, theirs in rows:
+        best, median, cpu = _ratios(mine, theirs)
+        flag = "" if best <= 1 else "  > 1"
         lines.append(
-            f"{name:{width}s}  {wall * 1e3:10.1f}  {wall_ref * 1e3:12.1f}  "
-            f"{wall / wall_ref:5.2f}  {cpu / cpu_ref:9.2f}  {runs:4d}{flag}"
+            f"{name:{width}s}  {mine.best * 1e3:9.1f}  {theirs.best * 1e3:9.1f}  "
+            f"{best:5.2f}  {median:6.2f}  {cpu:5.2f}  {len(mine.wall):4d}{flag}"
         )
     return "\n".join(lines)

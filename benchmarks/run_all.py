@@ -21,7 +21,9 @@ def main():
         importlib.import_module(path.stem).main()
     print(f"\nAfter: {_harness.load_average()}")
     print(
-        "\nEvery ratio, dr_lib / reference (best of interleaved repeats; < 1 is faster):"
+        "\nEvery ratio dr_lib / reference (< 1: dr_lib is faster), from interleaved runs:"
+        "\nratio = of the best runs, median = of the median runs, CPU = of the median"
+        "\nCPU times of the process."
     )
     print(_harness.table())
 
