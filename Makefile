@@ -69,9 +69,10 @@ serve:
 	@echo "Serving the book at http://localhost:$(PORT)/ (Ctrl-C to stop)"
 	$(BIN)/python -m http.server $(PORT) --bind 127.0.0.1 --directory $(HTML)
 
-# Timed comparisons with scikit-learn; not tests (see benchmarks/README.md).
+# Timed comparisons with scikit-learn; not tests (see benchmarks/README.md). One process
+# runs every benchmarks/bench_*.py and ends with a table of all the ratios.
 bench: setup
-	@for script in benchmarks/bench_*.py; do $(BIN)/python $$script || exit 1; done
+	$(BIN)/python benchmarks/run_all.py
 
 # Remove outputs from every notebook before committing (a test enforces it).
 strip: setup

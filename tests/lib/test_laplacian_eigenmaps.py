@@ -204,7 +204,7 @@ def test_sparse_solver_falls_back_to_dense_when_lanczos_stalls(monkeypatch):
     def stalled(*args, **kwargs):
         raise ArpackNoConvergence("no convergence", np.zeros(0), np.zeros((600, 0)))
 
-    monkeypatch.setattr(module, "eigsh", stalled)
+    monkeypatch.setattr(module, "bottom_eigenpairs_sparse", stalled)
     values, U = _sparse_bottom(L_sym, 3)
     values_dense, U_dense = _dense_bottom(L_sym, 3)
     np.testing.assert_array_equal(values, values_dense)

@@ -137,5 +137,19 @@ def test_duplicate_points_are_allowed():
 
 
 def test_transform_checks_the_number_of_features():
-    with pytest.raises(ValueError, match="exactly 4 columns"):
+    with pytest.raises(ValueError, match="2 features, but LocallyLinearEmbedding is"):
         LocallyLinearEmbedding(10, 2).fit(X).transform(np.ones((3, 2)))
+
+
+def test_embedding_matrix_validates_its_arguments():
+    _, neighbors = kneighbors(X, 6)
+    M = embedding_matrix(X, neighbors, 2)
+    assert M.shape == (len(X), len(X))
+    with pytest.raises(ValueError, match="neighbors must hold indices"):
+        embedding_matrix(X, neighbors + len(X), 2)
+    with pytest.raises(ValueError, match="method='pca' is not one of"):
+        embedding_matrix(X, neighbors, 2, method="pca")
+    with pytest.raises(
+        ValueError, match="n_components=9 must not exceed the number of features"
+    ):
+        embedding_matrix(X, neighbors, 9)
