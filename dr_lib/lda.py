@@ -12,15 +12,14 @@ satisfy ``W^T S_w W = I``.
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
 
 from dr_lib._linalg import fix_signs
 from dr_lib._validation import (
     check_array,
     check_class_labels,
     check_integer,
-    check_n_features,
     check_positive,
+    check_transform_input,
 )
 
 __all__ = ["LDA", "scatter_matrices"]
@@ -179,8 +178,7 @@ class LDA(TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_components)
         """
-        check_is_fitted(self, "scalings_")
-        X = check_n_features(X, self.n_features_in_)
+        X = check_transform_input(self, X)
         return (X - self.mean_) @ self.scalings_
 
     def __sklearn_tags__(self):

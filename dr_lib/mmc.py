@@ -22,16 +22,15 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
 
 from dr_lib._validation import (
     check_array,
     check_class_labels,
     check_integer,
     check_n_components,
-    check_n_features,
     check_pairs,
     check_positive,
+    check_transform_input,
 )
 from dr_lib.mahalanobis import _factor
 
@@ -431,8 +430,7 @@ class MMC(TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_components_)
         """
-        check_is_fitted(self, "metric_")
-        X = check_n_features(X, self.n_features_in_)
+        X = check_transform_input(self, X)
         return X @ self.components_.T
 
     def __sklearn_tags__(self):

@@ -15,7 +15,6 @@ import numpy as np
 from scipy.optimize import minimize
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
 
 from dr_lib._validation import (
     check_array,
@@ -24,8 +23,8 @@ from dr_lib._validation import (
     check_integer,
     check_linear_map,
     check_n_components,
-    check_n_features,
     check_positive,
+    check_transform_input,
 )
 from dr_lib.pca import PCA
 
@@ -277,8 +276,7 @@ class NCA(TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_components)
         """
-        check_is_fitted(self, "components_")
-        X = check_n_features(X, self.n_features_in_)
+        X = check_transform_input(self, X)
         return X @ self.components_.T
 
     def __sklearn_tags__(self):

@@ -10,8 +10,6 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from dr_lib import LDA, lda
 
-from ._metric_learning_checks import SHARED_VALIDATION
-
 
 def classes(n=300, d=6, c=4, seed=0):
     """Gaussian classes with a shared skewed covariance and distinct means."""
@@ -134,6 +132,6 @@ def test_bad_input_is_a_clear_error(kwargs, y_change, match):
         LDA(**kwargs).fit(X, y)
 
 
-@parametrize_with_checks([LDA()], expected_failed_checks=lambda est: SHARED_VALIDATION)
+@parametrize_with_checks([LDA()])
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
