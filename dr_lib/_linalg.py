@@ -10,7 +10,7 @@ estimators have already validated, through ``dr_lib._validation``.
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import eigh
-from scipy.sparse.linalg import LinearOperator, eigsh, splu
+from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh, splu
 
 #: Above this size, and for few pairs, the top eigenpairs come from ARPACK (Lanczos), which
 #: needs only matrix-vector products; below it a dense LAPACK call is faster and exact.
@@ -155,3 +155,54 @@ def bottom_eigenpairs_sparse(M, k, *, shift=None, maxiter=None):
     )
     order = np.argsort(values)
     return values[order], vectors[:, order]
+
+
+#: Shift-invert Lanczos converges in a few dozen iterations when the bottom eigenvalues are
+#: well separated. When it has not within this many, several eigenvalues crowd at 0 (a
+#: nearly disconnected neighbour graph, a heat kernel with a tiny width, an LLE weight
+#: matrix of a badly sampled roll) and the dense solver takes over.
+MAX_LANCZOS_ITER = 100
+
+#: The dense fallback diagonalises an N x N matrix (200 MB at N = 5000); above this size a
+#: problem on which Lanczos does not converge is refused with advice instead.
+DENSE_FALLBACK_MAX = 5000
+
+
+def bottom_eigenpairs(M, k, *, shift=None, what="the matrix"):
+    """The ``k`` smallest eigenpairs of a sparse symmetric PSD ``M``, Lanczos or dense.
+
+    :func:`bottom_eigenpairs_sparse` with at most ``MAX_LANCZOS_ITER`` restarts; when it does
+    not converge, LAPACK on the dense matrix (up to ``DENSE_FALLBACK_MAX`` rows). Used by
+    LLE and Laplacian eigenmaps (book/05_lle, book/06_laplacian_eigenmaps).
+
+    Parameters
+    ----------
+    M : sparse matrix of shape (n, n)
+    k : int
+    shift : float, optional
+        Passed to :func:`bottom_eigenpairs_sparse`.
+    what : str
+        How an error message names ``M`` and the parameters that shape it.
+
+    Returns
+    -------
+    eigenvalues : ndarray of shape (k,), increasing
+    eigenvectors : ndarray of shape (n, k)
+
+    Raises
+    ------
+    ValueError
+        If Lanczos does not converge and ``M`` is too large for the dense fallback.
+    """
+    try:
+        return bottom_eigenpairs_sparse(M, k, shift=shift, maxiter=MAX_LANCZOS_ITER)
+    except ArpackNoConvergence:
+        n = M.shape[0]
+        if n > DENSE_FALLBACK_MAX:
+            raise ValueError(
+                f"the bottom eigenvalues of {what} ({n} x {n}) crowd at 0, so Lanczos did "
+                f"not converge, and the matrix is too large for the dense solver "
+                f"(> {DENSE_FALLBACK_MAX} rows). The neighbour graph is nearly "
+                f"disconnected: increase n_neighbors (or the regularisation)."
+            ) from None
+        return eigh(M.toarray(), subset_by_index=(0, k - 1))

@@ -8,10 +8,9 @@ book/06_laplacian_eigenmaps. The method is due to Belkin and Niyogi (2003).
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import eigh
-from scipy.sparse.linalg import ArpackNoConvergence
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from dr_lib._linalg import ITERATIVE_MIN_SIZE, bottom_eigenpairs_sparse, fix_signs
+from dr_lib._linalg import ITERATIVE_MIN_SIZE, bottom_eigenpairs, fix_signs
 from dr_lib._validation import (
     check_array,
     check_connected,
@@ -34,11 +33,6 @@ __all__ = [
 #: graph Laplacian, so that L - σI is non-singular (the value scikit-learn's
 #: SpectralEmbedding uses for its "amg" solver).
 SHIFT = -1e-5
-
-#: Shift-invert Lanczos converges in a few dozen iterations on a well-connected graph.
-#: When it does not within this many, the graph is nearly disconnected (e.g. a heat kernel
-#: with a tiny t leaves many eigenvalues near 0), and the dense solver takes over.
-MAX_LANCZOS_ITER = 100
 
 
 def binary_weights(graph):
@@ -96,18 +90,6 @@ def default_heat_parameter(graph):
     return float(squared.mean())
 
 
-def _sparse_bottom(L_sym, k):
-    """The ``k`` smallest eigenpairs of a sparse Laplacian by shift-invert Lanczos.
-
-    Falls back to :func:`_dense_bottom` if Lanczos has not converged after
-    ``MAX_LANCZOS_ITER`` iterations.
-    """
-    try:
-        return bottom_eigenpairs_sparse(L_sym, k, shift=SHIFT, maxiter=MAX_LANCZOS_ITER)
-    except ArpackNoConvergence:
-        return _dense_bottom(L_sym, k)
-
-
 def _dense_bottom(L_sym, k):
     """The ``k`` smallest eigenpairs of a Laplacian by LAPACK, exactly."""
     return eigh(L_sym.toarray(), subset_by_index=(0, k - 1))
@@ -138,8 +120,12 @@ def generalized_bottom_eigenpairs(W, k):
     W = sp.csr_matrix(W, dtype=np.float64)
     degrees = _degrees(W)
     L_sym = _symmetric_laplacian(W, degrees)
-    solve = _dense_bottom if W.shape[0] <= ITERATIVE_MIN_SIZE else _sparse_bottom
-    eigenvalues, U = solve(L_sym, k)
+    if W.shape[0] <= ITERATIVE_MIN_SIZE:
+        eigenvalues, U = _dense_bottom(L_sym, k)
+    else:
+        eigenvalues, U = bottom_eigenpairs(
+            L_sym, k, shift=SHIFT, what="the normalised Laplacian"
+        )
     F = U / np.sqrt(degrees)[:, None]
     return eigenvalues, fix_signs(F)
 

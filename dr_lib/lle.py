@@ -12,7 +12,7 @@ from scipy.linalg import eigh, qr, svd
 from scipy.sparse import coo_matrix
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from dr_lib._linalg import bottom_eigenpairs_sparse, fix_signs
+from dr_lib._linalg import bottom_eigenpairs, fix_signs
 from dr_lib._validation import (
     check_array,
     check_in,
@@ -241,15 +241,17 @@ def bottom_eigenvectors(M, n_components):
     The bottom pair (eigenvalue 0, the constant vector) is dropped. Dense LAPACK for up to
     ``DENSE_MAX_SAMPLES`` rows; above, ARPACK in shift-invert mode around a small negative
     shift (M − σI is then positive definite, so its factorisation never meets the exact
-    zero eigenvalue), from a fixed start vector
-    (:func:`dr_lib._linalg.bottom_eigenpairs_sparse`). Returns ``(eigenvalues, vectors)``,
+    zero eigenvalue), from a fixed start vector, and LAPACK after all when Lanczos does not
+    converge (:func:`dr_lib._linalg.bottom_eigenpairs`). Returns ``(eigenvalues, vectors)``,
     increasing, signs fixed by :func:`dr_lib._linalg.fix_signs`.
     """
     n = M.shape[0]
     if n <= DENSE_MAX_SAMPLES:
         values, vectors = eigh(M.toarray(), subset_by_index=(1, n_components))
     else:
-        values, vectors = bottom_eigenpairs_sparse(M, n_components + 1)
+        values, vectors = bottom_eigenpairs(
+            M, n_components + 1, what="the LLE matrix M (set by n_neighbors and reg)"
+        )
         values, vectors = values[1:], vectors[:, 1:]
     return values, fix_signs(vectors)
 

@@ -90,6 +90,24 @@ def _ranks(X):
     return ranks
 
 
+def _nearest_by_rank(X, k):
+    """Indices of the ``k`` samples of rank 1..k around each sample, as :func:`_ranks` ranks.
+
+    The k nearest other samples, ties at the k-th distance broken by index (the same
+    stable order as :func:`_ranks`), found in O(n²) by a partition instead of a full sort:
+    every sample strictly closer than the k-th distance, then the lowest-indexed samples
+    at exactly that distance. Each row lists its neighbours in increasing index order.
+    """
+    D = cdist(X, X)
+    np.fill_diagonal(D, np.inf)  # a sample is not its own neighbour
+    kth = np.partition(D, k - 1, axis=1)[:, k - 1 : k]
+    closer = D < kth
+    tied = D == kth
+    room = k - closer.sum(axis=1, keepdims=True)
+    chosen = closer | (tied & (np.cumsum(tied, axis=1) <= room))
+    return np.nonzero(chosen)[1].reshape(len(X), k)
+
+
 def _check_rank_k(n_neighbors, n_samples):
     """k for trustworthiness/continuity: 1 <= k < n/2 (the normalisation needs it)."""
     return check_integer(n_neighbors, name="n_neighbors", high=(n_samples - 1) // 2)
@@ -101,8 +119,10 @@ def trustworthiness(X_high, X_low, n_neighbors=10):
     T(k) = 1 - 2 / (n k (2n - 3k - 1)) sum_i sum_{j in U_k(i)} (r(i, j) - k), where
     U_k(i) are the k nearest neighbours of i in ``X_low`` that are not among its k nearest in
     ``X_high`` and r(i, j) is the rank of j among the neighbours of i in ``X_high``
-    (Venna & Kaski, 2001). 1 means no false neighbours. Equal to
-    ``sklearn.manifold.trustworthiness`` (Euclidean). See book/04_isomap.
+    (Venna & Kaski, 2001). 1 means no false neighbours. Tied distances are ranked by
+    sample index in both spaces, so the result is the definition's for any input; without
+    ties it equals ``sklearn.manifold.trustworthiness`` (Euclidean), whose tie-breaking
+    depends on its sort and neighbour search. See book/04_isomap.
 
     Parameters
     ----------
@@ -123,7 +143,7 @@ def _trustworthiness(X_high, X_low, k):
     """:func:`trustworthiness` of validated arrays and a validated ``k``."""
     n = len(X_high)
     rank_high = _ranks(X_high)
-    _, low_neighbours = _kneighbors(X_low, k)
+    low_neighbours = _nearest_by_rank(X_low, k)
     penalty = np.take_along_axis(rank_high, low_neighbours, axis=1) - k
     return float(1.0 - 2.0 / (n * k * (2 * n - 3 * k - 1)) * penalty[penalty > 0].sum())
 

@@ -4,11 +4,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.linalg import subspace_angles
+from scipy.sparse.linalg import ArpackNoConvergence
 from scipy.stats import special_ortho_group
 from sklearn.manifold import LocallyLinearEmbedding as SkLLE
 from sklearn.manifold._locally_linear import barycenter_weights as sk_barycenter_weights
 
-from dr_lib import LocallyLinearEmbedding
+from dr_lib import LocallyLinearEmbedding, _linalg, datasets
 from dr_lib.graphs import kneighbors
 from dr_lib.lle import DENSE_MAX_SAMPLES, barycenter_weights, embedding_matrix
 from dr_lib.metrics import procrustes
@@ -153,3 +155,17 @@ def test_embedding_matrix_validates_its_arguments():
         ValueError, match="n_components=9 must not exceed the number of features"
     ):
         embedding_matrix(X, neighbors, 9)
+
+
+def test_lanczos_that_stalls_falls_back_to_the_dense_solver(monkeypatch):
+    # Badly sampled rolls give M several eigenvalues at 0, where shift-invert Lanczos can
+    # stall (e.g. swiss_roll(2000, random_state=7) with 5 neighbours); the fit must still
+    # return the bottom eigenvectors, from LAPACK.
+    def stalled(*args, **kwargs):
+        raise ArpackNoConvergence("no convergence", np.zeros(0), np.zeros((0, 0)))
+
+    X, _ = datasets.swiss_roll(DENSE_MAX_SAMPLES + 100, random_state=0)
+    expected = LocallyLinearEmbedding(10, 2).fit_transform(X)
+    monkeypatch.setattr(_linalg, "bottom_eigenpairs_sparse", stalled)
+    fallback = LocallyLinearEmbedding(10, 2).fit_transform(X)
+    assert np.max(subspace_angles(expected, fallback)) < 1e-6

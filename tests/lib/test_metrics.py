@@ -54,6 +54,20 @@ def _continuity_from_the_definition(X_high, X_low, k):
     return 1 - 2 / (n * k * (2 * n - 3 * k - 1)) * cost
 
 
+def test_tied_distances_are_ranked_by_index_in_both_spaces():
+    # a 5 x 5 grid against a shuffled copy: every point has tied neighbours in both spaces
+    grid = np.array([(a, b) for a in range(5) for b in range(5)], dtype=float)
+    shuffled = grid[np.random.default_rng(0).permutation(25)]
+    for k in (1, 2, 4, 8):
+        expected = _continuity_from_the_definition(shuffled, grid, k)
+        assert metrics.trustworthiness(grid, shuffled, k) == pytest.approx(
+            expected, abs=1e-12
+        )
+        assert metrics.continuity(shuffled, grid, k) == pytest.approx(
+            expected, abs=1e-12
+        )
+
+
 @pytest.mark.parametrize("k", [1, 4, 10, 25])
 def test_continuity_equals_its_definition(k):
     small_X, small_Y = X[:60], Y[:60]
