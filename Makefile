@@ -59,10 +59,12 @@ site-report: setup
 	@test -f $(HTML)/index.html || { echo "No book built yet: run 'make book' first."; exit 1; }
 	$(BIN)/python -m tests.rendered_site.report --screenshots _build/screenshots
 
-# ruff: lint and formatting of the library, tests, benchmarks and every notebook.
+# ruff: lint and formatting of the library, tests, benchmarks and every notebook;
+# pylint: no code copied between modules (its duplicate-code check only).
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/pylint dr_lib tests benchmarks
 
 serve:
 	@test -f $(HTML)/index.html || { echo "No book built yet: run 'make book' first."; exit 1; }

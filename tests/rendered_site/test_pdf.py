@@ -51,19 +51,9 @@ def outline(pdf):
 
 def _page_titles():
     """The title of every page in the table of contents (its first '# ' heading)."""
-    import yaml
+    from structure.book_sources import toc_files
 
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    files = [toc["root"]]
-
-    def walk(entries):
-        for entry in entries or []:
-            if "file" in entry:
-                files.append(entry["file"])
-            walk(entry.get("sections"))
-            walk(entry.get("chapters"))
-
-    walk(toc.get("parts"))
+    files = toc_files()
     titles = {}
     for entry in files:
         md, nb = ROOT / f"{entry}.md", ROOT / f"{entry}.ipynb"
