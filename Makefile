@@ -47,8 +47,9 @@ serve:
 	@echo "Serving the book at http://localhost:$(PORT)/ (Ctrl-C to stop)"
 	$(BIN)/python -m http.server $(PORT) --bind 127.0.0.1 --directory $(HTML)
 
-# Timed comparisons with scikit-learn; not tests (see benchmarks/README.md).
+# Timed comparisons with scikit-learn and openTSNE; not tests (see benchmarks/README.md).
 bench: setup
+	$(BIN)/python -m pip install --quiet -e ".[bench]"
 	@for script in benchmarks/bench_*.py; do $(BIN)/python $$script || exit 1; done
 
 # Remove outputs from every notebook before committing (a test enforces it).

@@ -32,6 +32,10 @@ _LAZY = {
     "Isomap": ("dr_lib.isomap", "Isomap"),
     "LocallyLinearEmbedding": ("dr_lib.lle", "LocallyLinearEmbedding"),
     "LaplacianEigenmaps": ("dr_lib.laplacian_eigenmaps", "LaplacianEigenmaps"),
+    "sne": ("dr_lib.sne", None),
+    "tsne": ("dr_lib.tsne", None),
+    "SNE": ("dr_lib.tsne", "SNE"),
+    "TSNE": ("dr_lib.tsne", "TSNE"),
 }
 
 __all__ = ["__version__", *_LAZY]
