@@ -30,7 +30,8 @@ between those boxes is subtracted node by node. Only well-separated boxes intera
 the grid, where the kernel is smooth. The cost then stays flat while the map expands.
 
 The per-point interpolation steps are cheap and sequential; the near field runs in
-parallel over points and boxes, each task writing only its own output (deterministic). See book/07_sne_tsne, "Making it fast".
+parallel over points and boxes, each task writing only its own output (deterministic).
+See book/07_sne_tsne, "Making it fast".
 """
 
 import numpy as np
