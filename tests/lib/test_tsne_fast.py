@@ -242,6 +242,26 @@ def test_optimiser_finds_the_minimum_and_stops_when_the_gradient_vanishes():
     assert result.cost < 1e-13
 
 
+def test_a_converged_phase_hands_over_to_the_next():
+    # the first phase reaches its minimum and stops early; the second, whose cost has
+    # another minimum (the exaggeration shifts the target), still runs
+    target = RNG.normal(size=(5, 2))
+
+    def evaluate(Z, exaggeration, compute_cost):
+        shifted = exaggeration * target
+        cost = 0.5 * np.sum((Z - shifted) ** 2) if compute_cost else None
+        return cost, Z - shifted
+
+    result = gradient_descent(
+        np.zeros((5, 2)),
+        evaluate,
+        [Phase(5000, 0.1, 0.5, 2.0), Phase(5000, 0.1, 0.5, 1.0)],
+        recentre=False,
+    )
+    np.testing.assert_allclose(result.embedding, target, atol=1e-7)
+    assert result.n_iter < 10_000
+
+
 def test_optimiser_clips_steps():
     target = RNG.normal(size=(10, 2)) * 100 + 50
     result = gradient_descent(
