@@ -370,14 +370,19 @@ def _cli():
     parts = ["ratios", "jit", "scaling"] if args.part == "all" else [args.part]
     for part in parts:
         print(f"== t-SNE {part}", flush=True)
-        if part == "ratios":
-            sizes = args.sizes or ([1000] if args.quick else RATIO_SIZES)
-            results[part] = ratios(
-                sizes,
-                repeats=1 if args.quick else args.repeats,
-                max_iter=300 if args.quick else MAX_ITER,
-                only=args.only,
-            )
+        if part == "ratios":  # stored after every N, so a long run keeps what it has
+            results[part] = []
+            for n in args.sizes or ([1000] if args.quick else RATIO_SIZES):
+                results[part] += ratios(
+                    [n],
+                    repeats=1 if args.quick else args.repeats,
+                    max_iter=300 if args.quick else MAX_ITER,
+                    only=args.only,
+                )
+                if args.store:
+                    meta = {**machine(), "load_average_before": before}
+                    store(args.name or f"tsne_{part}", results[part], meta)
+            continue
         elif part == "scaling":
             sizes = args.sizes or ([500, 2000] if args.quick else SCALING_SIZES)
             results[part] = scaling(
