@@ -424,6 +424,7 @@ def _cli():
         "--methods", nargs="*", help="scaling: dr_lib methods (exact barnes_hut fft)"
     )
     parser.add_argument("--name", help="file stem of the stored results")
+    parser.add_argument("--max-iter", type=int, help="scaling: iterations per fit")
     parser.add_argument("--one", nargs=3, metavar=("METHOD", "N", "MAX_ITER"))
     parser.add_argument("--jit-probe", action="store_true")
     args = parser.parse_args()
@@ -457,7 +458,7 @@ def _cli():
             sizes = args.sizes or ([500, 2000] if args.quick else SCALING_SIZES)
             results[part] = scaling(
                 sizes,
-                max_iter=300 if args.quick else MAX_ITER,
+                max_iter=args.max_iter or (300 if args.quick else MAX_ITER),
                 methods=args.methods or ("exact", "barnes_hut", "fft"),
             )
         elif part == "span":
