@@ -74,6 +74,7 @@ serve:
 # Timed comparisons with scikit-learn; not tests (see benchmarks/README.md). One process
 # runs every benchmarks/bench_*.py and ends with a table of all the ratios.
 bench: setup
+	$(BIN)/python -m pip install --quiet -e ".[bench]"
 	$(BIN)/python benchmarks/run_all.py
 
 # Remove outputs from every notebook before committing (a test enforces it).

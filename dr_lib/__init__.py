@@ -39,6 +39,10 @@ _LAZY = {
     "NCA": ("dr_lib.nca", "NCA"),
     "LDA": ("dr_lib.lda", "LDA"),
     "MMC": ("dr_lib.mmc", "MMC"),
+    "sne": ("dr_lib.sne", None),
+    "tsne": ("dr_lib.tsne", None),
+    "SNE": ("dr_lib.tsne", "SNE"),
+    "TSNE": ("dr_lib.tsne", "TSNE"),
 }
 
 __all__ = ["__version__", *_LAZY]

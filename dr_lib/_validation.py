@@ -710,3 +710,179 @@ def check_linear_map(A, n_features, *, n_components=None, name="init"):
             f"cannot add dimensions. Pass at most {n_features} rows."
         )
     return arr
+
+
+# ------------------------------------------------- neighbour embeddings (book/07_sne_tsne)
+
+
+def check_perplexity(perplexity, n_samples):
+    """Validate a perplexity: finite, > 0 and < ``n_samples - 1``.
+
+    A row of p_{j|i} spreads over at most ``n_samples - 1`` other points, whose uniform
+    distribution has perplexity ``n_samples - 1``; any target at or above that cannot be
+    reached.
+
+    Returns
+    -------
+    float
+    """
+    perplexity = check_positive(perplexity, name="perplexity")
+    if perplexity >= n_samples - 1:
+        raise ValueError(
+            f"perplexity={perplexity:g} must be smaller than n_samples - 1 = "
+            f"{n_samples - 1}: a point has only {n_samples - 1} others to spread its "
+            f"neighbour probabilities over. Pass perplexity < {n_samples - 1} "
+            f"(5 to 50 is usual), or more samples."
+        )
+    return perplexity
+
+
+def check_dof(dof):
+    """Validate the degrees of freedom alpha of the t-SNE kernel: > 0, or ``np.inf``.
+
+    ``np.inf`` selects the Gaussian kernel of (symmetric) SNE.
+
+    Returns
+    -------
+    float
+    """
+    if (
+        isinstance(dof, Real)
+        and not isinstance(dof, (bool, np.bool_))
+        and dof == np.inf
+    ):
+        return float(dof)
+    return check_positive(dof, name="dof")
+
+
+def check_probability_matrix(P, n_samples, *, rows_sum_to_one, name="P", atol=1e-6):
+    """Validate a dense matrix of neighbour probabilities for ``n_samples`` points.
+
+    Square of size ``n_samples``, finite, non-negative, zero diagonal; each row sums to one
+    (conditional probabilities, ``rows_sum_to_one=True``) or all entries sum to one (joint
+    probabilities).
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_samples), dtype float64
+    """
+    P = check_array(P, name=name)
+    if P.shape != (n_samples, n_samples):
+        raise ValueError(
+            f"{name} must have shape ({n_samples}, {n_samples}), one row and column per "
+            f"point of the map; got {P.shape}. Compute it from the same samples."
+        )
+    if P.min() < 0 or np.abs(np.diag(P)).max() > 0:
+        raise ValueError(
+            f"{name} must be non-negative with a zero diagonal (p_ii = 0); compute it with "
+            f"dr_lib.sne.conditional_probabilities or joint_probabilities."
+        )
+    sums = P.sum(axis=1) if rows_sum_to_one else np.array([P.sum()])
+    if np.abs(sums - 1).max() > atol:
+        which = "every row of" if rows_sum_to_one else "all entries of"
+        fix = "conditional_probabilities" if rows_sum_to_one else "joint_probabilities"
+        raise ValueError(
+            f"{which} {name} must sum to one (largest deviation "
+            f"{np.abs(sums - 1).max():.2e}); compute it with dr_lib.sne.{fix}."
+        )
+    return P
+
+
+#: Gradient methods of t-SNE, and the largest map dimension each supports.
+GRADIENT_METHODS = {"exact": None, "barnes_hut": 3, "fft": 2}
+
+
+def check_gradient_method(method, n_components):
+    """Validate t-SNE's ``method`` for a map with ``n_components`` dimensions.
+
+    Barnes-Hut builds a tree with 2^d children per cell (d <= 3); the FFT interpolation
+    uses a 1-D or 2-D grid. Exact works in any dimension.
+
+    Returns
+    -------
+    str
+    """
+    method = check_in(method, tuple(GRADIENT_METHODS), name="method")
+    limit = GRADIENT_METHODS[method]
+    if limit is not None and n_components > limit:
+        others = [
+            repr(m)
+            for m, lim in GRADIENT_METHODS.items()
+            if lim is None or n_components <= lim
+        ]
+        raise ValueError(
+            f"method={method!r} supports maps of at most {limit} dimensions; got "
+            f"n_components={n_components}. Pass method={' or '.join(others)}, or "
+            f"n_components <= {limit}."
+        )
+    return method
+
+
+def _physical_memory_bytes():
+    """Physical memory of this machine, or None where the OS does not say."""
+    try:
+        import os
+
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def check_exact_fits(n_samples, bytes_per_pair, *, memory_bytes=None):
+    """Validate that the dense N x N work arrays of an exact method fit in memory.
+
+    Parameters
+    ----------
+    n_samples : int
+    bytes_per_pair : float
+        Peak bytes the method uses per pair of samples (a multiple of 8 N^2).
+    memory_bytes : int, optional
+        Memory available; the machine's physical memory by default.
+
+    Returns
+    -------
+    int
+        ``n_samples``, unchanged.
+    """
+    memory = _physical_memory_bytes() if memory_bytes is None else memory_bytes
+    need = bytes_per_pair * float(n_samples) ** 2
+    if memory is not None and need > memory:
+        raise ValueError(
+            f"method='exact' with n_samples={n_samples} needs about {need / 2**30:,.1f} GiB "
+            f"for its {n_samples} x {n_samples} matrices, more than this machine's "
+            f"{memory / 2**30:,.1f} GiB. Pass method='fft' (or 'barnes_hut'), whose "
+            f"memory grows linearly with n_samples."
+        )
+    return n_samples
+
+
+def check_learning_rate(learning_rate):
+    """Validate a learning rate: ``"auto"`` or a finite positive number.
+
+    Returns
+    -------
+    str or float
+    """
+    if isinstance(learning_rate, str):
+        return check_in(learning_rate, ("auto",), name="learning_rate")
+    return check_positive(learning_rate, name="learning_rate")
+
+
+def check_init(init, n_samples, n_components):
+    """Validate a map initialisation: ``"pca"``, ``"random"`` or an array of starting points.
+
+    Returns
+    -------
+    str or ndarray of shape (n_samples, n_components)
+        An array is returned as a float64 copy (the estimator owns its state).
+    """
+    if isinstance(init, str):
+        return check_in(init, ("pca", "random"), name="init")
+    Z0 = check_array(init, name="init")
+    if Z0.shape != (n_samples, n_components):
+        raise ValueError(
+            f"init must have shape (n_samples, n_components) = ({n_samples}, "
+            f"{n_components}); got {Z0.shape}. Pass one starting point per sample, or "
+            f"init='pca'."
+        )
+    return Z0.copy()
