@@ -33,7 +33,8 @@ def _numpy_stress(P, log_P, beta, same, tau_in, tau_out):
         S[~off] = np.inf
         log_q = -S - np.log(np.exp(-S).sum(axis=1, keepdims=True))
         Q = np.exp(log_q)
-        ratio = np.where(off, log_q - log_P, 0.0)
+        with np.errstate(invalid="ignore"):  # -inf - (-inf) on the diagonal
+            ratio = np.where(off, log_q - log_P, 0.0)
         cost = np.sum(tau * (Q - P - P * ratio) + (1 - tau) * (Q * ratio - Q + P))
         C = tau * (Q - P) + (1 - tau) * Q * ratio
         M = -beta[:, None] * (C - Q * C.sum(axis=1, keepdims=True))
