@@ -43,6 +43,9 @@ _LAZY = {
     "tsne": ("dr_lib.tsne", None),
     "SNE": ("dr_lib.tsne", "SNE"),
     "TSNE": ("dr_lib.tsne", "TSNE"),
+    "nerv": ("dr_lib.nerv", None),
+    "NeRV": ("dr_lib.nerv", "NeRV"),
+    "ClassNeRV": ("dr_lib.nerv", "ClassNeRV"),
 }
 
 __all__ = ["__version__", *_LAZY]

@@ -886,3 +886,53 @@ def check_init(init, n_samples, n_components):
             f"init='pca'."
         )
     return Z0.copy()
+
+
+def check_nerv_tau(tau, *, name="tau"):
+    """Validate a NeRV weight: a finite number in [0, 1] (1: recall only, 0: precision only).
+
+    Returns
+    -------
+    float
+    """
+    tau = check_positive(tau, name=name, strict=False)
+    if tau > 1:
+        raise ValueError(
+            f"{name}={tau:g} must lie in [0, 1]: it weighs missed neighbours against false "
+            f"ones (1 - {name} is the other weight). Pass a value between 0 and 1."
+        )
+    return tau
+
+
+def check_class_weights(tau_star, epsilon):
+    """Validate ClassNeRV's (tau_star, epsilon): 0 <= epsilon <= min(tau_star, 1 - tau_star).
+
+    Then tau_in = tau_star + epsilon and tau_out = tau_star - epsilon both lie in [0, 1],
+    and within-class pairs weigh missed neighbours no less than between-class pairs do.
+
+    Returns
+    -------
+    (float, float)
+    """
+    tau_star = check_nerv_tau(tau_star, name="tau_star")
+    epsilon = check_positive(epsilon, name="epsilon", strict=False)
+    bound = min(tau_star, 1.0 - tau_star)
+    if epsilon > bound:
+        raise ValueError(
+            f"epsilon={epsilon:g} is too large for tau_star={tau_star:g}: "
+            f"tau_in = tau_star + epsilon and tau_out = tau_star - epsilon must both lie "
+            f"in [0, 1]. Pass 0 <= epsilon <= min(tau_star, 1 - tau_star) = {bound:g}."
+        )
+    return tau_star, epsilon
+
+
+def check_map_rows(Z, n_samples, *, name="Z"):
+    """Validate a map: a finite 2-D array with one row per sample.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_components)
+    """
+    Z = check_array(Z, name=name)
+    _check_length(Z, n_samples, name)
+    return Z

@@ -5,7 +5,8 @@ measures compare an embedding with the data it came from, and every comparison t
 manifold-learning chapters uses them (they are explained in book/04_isomap, section
 "Quality metrics"): trustworthiness and continuity (Venna & Kaski, 2001), the
 co-ranking matrix with Q_NX, R_NX and its area under the curve (Lee & Verleysen), and the
-leave-one-out k-nearest-neighbour accuracy in the embedding.
+leave-one-out k-nearest-neighbour accuracy in the embedding. Chapter 8 adds their
+class-aware versions and the kNN gain (Colange et al., 2020).
 """
 
 import numpy as np
@@ -14,6 +15,7 @@ from scipy.spatial.distance import cdist
 
 from dr_lib._validation import (
     check_array,
+    check_in,
     check_integer,
     check_labels,
     check_n_neighbors,
@@ -287,3 +289,119 @@ def quality_table(X_high, embeddings, *, n_neighbors=10):
     if table["seconds"].isna().all():
         table = table.drop(columns="seconds")
     return table.astype(float)
+
+
+# ------------------------------------------------------------ class-aware measures (ch. 8)
+
+
+def _class_codes(y, n_samples):
+    """The class index of every sample, from validated labels."""
+    return np.unique(check_labels(y, n_samples), return_inverse=True)[1].ravel()
+
+
+def _class_trustworthiness(X_high, X_low, codes, k, pairs):
+    """Trustworthiness whose penalty counts only the ``pairs`` of one kind.
+
+    Penalised pairs: j among the k nearest of i in ``X_low`` but of rank r(i, j) > k in
+    ``X_high``, kept when j has i's class (``"within"``) or another (``"between"``).
+    """
+    n = len(X_high)
+    low_neighbours = _nearest_by_rank(X_low, k)
+    penalty = np.take_along_axis(_ranks(X_high), low_neighbours, axis=1) - k
+    same = codes[low_neighbours] == codes[:, None]
+    keep = (penalty > 0) & (same if pairs == "within" else ~same)
+    return float(1.0 - 2.0 / (n * k * (2 * n - 3 * k - 1)) * penalty[keep].sum())
+
+
+def class_trustworthiness(X_high, X_low, y, n_neighbors=10, *, pairs="between"):
+    """Trustworthiness restricted to false neighbours between (or within) classes.
+
+    T_between(k) = 1 - 2 / (n k (2n - 3k - 1)) sum_i sum_{j in U_k(i), y_j != y_i}
+    (r(i, j) - k), with U_k(i) and r(i, j) as in :func:`trustworthiness`
+    (Colange et al. 2020); ``pairs="within"`` keeps the pairs with y_j = y_i instead.
+    The two penalties add up to the whole one: 1 - T = (1 - T_within) + (1 - T_between).
+    See book/08_nerv_classnerv.
+
+    Parameters
+    ----------
+    X_high : array-like of shape (n_samples, n_features)
+    X_low : array-like of shape (n_samples, n_components)
+    y : array-like of shape (n_samples,)
+        Class labels.
+    n_neighbors : int, default=10
+        k, with 1 <= k < n_samples / 2.
+    pairs : {"between", "within"}, default="between"
+
+    Returns
+    -------
+    float in [0, 1]
+    """
+    X_high, X_low = _pair(X_high, X_low)
+    k = _check_rank_k(n_neighbors, len(X_high))
+    pairs = check_in(pairs, ("between", "within"), name="pairs")
+    codes = _class_codes(y, len(X_high))
+    return _class_trustworthiness(X_high, X_low, codes, k, pairs)
+
+
+def class_continuity(X_high, X_low, y, n_neighbors=10, *, pairs="within"):
+    """Continuity restricted to missed neighbours within (or between) classes.
+
+    C_within(k) = 1 - 2 / (n k (2n - 3k - 1)) sum_i sum_{j in V_k(i), y_j = y_i}
+    (r_hat(i, j) - k), with V_k(i) the k nearest of i in ``X_high`` that are not among its
+    k nearest in ``X_low`` and r_hat(i, j) the rank of j around i in ``X_low``
+    (Colange et al. 2020): :func:`class_trustworthiness` with the spaces exchanged.
+    See book/08_nerv_classnerv.
+
+    Parameters
+    ----------
+    X_high, X_low, y, n_neighbors
+        As in :func:`class_trustworthiness`.
+    pairs : {"within", "between"}, default="within"
+
+    Returns
+    -------
+    float in [0, 1]
+    """
+    X_high, X_low = _pair(X_high, X_low)
+    k = _check_rank_k(n_neighbors, len(X_high))
+    pairs = check_in(pairs, ("between", "within"), name="pairs")
+    codes = _class_codes(y, len(X_high))
+    return _class_trustworthiness(X_low, X_high, codes, k, pairs)
+
+
+def _same_class_fraction(X, codes, k):
+    """(1 / k) #{j among the k nearest of i: y_j = y_i}, for every i."""
+    neighbours = _nearest_by_rank(X, k)
+    return np.mean(codes[neighbours] == codes[:, None], axis=1)
+
+
+def knn_gain(X_high, X_low, y, n_neighbors=10):
+    """How much more often a point's k nearest map neighbours share its class.
+
+    G(k) = (1 / n) sum_i (1 / k) (#{j in N_k^low(i): y_j = y_i}
+    - #{j in N_k^high(i): y_j = y_i}), with N_k the k nearest other samples (ties by
+    index) in the map and in the data (Colange et al. 2020). 0 for the data itself;
+    positive when the map gathers the classes more than the data do. See
+    book/08_nerv_classnerv.
+
+    Parameters
+    ----------
+    X_high : array-like of shape (n_samples, n_features)
+    X_low : array-like of shape (n_samples, n_components)
+    y : array-like of shape (n_samples,)
+    n_neighbors : int, default=10
+        k, with 1 <= k < n_samples.
+
+    Returns
+    -------
+    float in [-1, 1]
+    """
+    X_high, X_low = _pair(X_high, X_low)
+    k = check_integer(n_neighbors, name="n_neighbors", high=len(X_high) - 1)
+    codes = _class_codes(y, len(X_high))
+    return float(
+        np.mean(
+            _same_class_fraction(X_low, codes, k)
+            - _same_class_fraction(X_high, codes, k)
+        )
+    )

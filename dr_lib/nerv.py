@@ -1,0 +1,461 @@
+"""NeRV and ClassNeRV: neighbour embeddings that trade missed against false neighbours.
+
+NeRV (Venna, Peltonen, Nybo, Aidos & Kaski 2010; [S]) compares the Gaussian neighbourhood
+P_i of every data point, p_{j|i} proportional to exp(-beta_i ||x_i - x_j||^2) with beta_i
+set by the perplexity (``dr_lib.sne``), with the neighbourhood Q_i of its map point,
+q_{j|i} proportional to exp(-beta_i ||z_i - z_j||^2) with the *same* beta_i, and minimises
+
+    J = tau sum_i KL(P_i || Q_i) + (1 - tau) sum_i KL(Q_i || P_i):
+
+the first term punishes missed neighbours (recall), the second false ones (precision).
+ClassNeRV (Colange, Peltonen, Aupetit, Dutta & Lespinats 2020; [S]) splits every
+neighbourhood into the pairs of the same class and those of different classes and weighs
+them with tau_in and tau_out, each part with the generalised (unnormalised) KL divergence
+d(p, q) = p log(p / q) - p + q. Writing tau_ij for tau_in or tau_out,
+
+    J = sum_i sum_{j != i} tau_ij d(p_{j|i}, q_{j|i}) + (1 - tau_ij) d(q_{j|i}, p_{j|i}),
+
+and with tau_in = tau_out = tau it is NeRV exactly (the -p + q terms sum to zero). Both
+estimators share one cost-and-gradient kernel and the momentum-and-gains gradient descent
+of ``dr_lib._optimize`` (as SNE and t-SNE do). Derived and checked in book/08_nerv_classnerv.
+
+Rows of ``X`` and ``Z`` are samples (the book's formulas write them as columns).
+"""
+
+import numpy as np
+from numba import njit, prange
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils import check_random_state
+
+from dr_lib import sne
+from dr_lib._optimize import Phase, gradient_descent
+from dr_lib._validation import (
+    check_array,
+    check_class_labels,
+    check_class_weights,
+    check_exact_fits,
+    check_init,
+    check_integer,
+    check_map_rows,
+    check_nerv_tau,
+    check_perplexity,
+    check_positive,
+)
+from dr_lib.pca import PCA
+
+__all__ = [
+    "BYTES_PER_PAIR",
+    "class_weights",
+    "neighbourhoods",
+    "stress_gradient",
+    "NeRV",
+    "ClassNeRV",
+]
+
+#: Memory of the fit per pair of samples, in bytes: P, log P, the pair weights M and
+#: W = M + M^T, four N x N float64 arrays (log P is built in the squared distances).
+BYTES_PER_PAIR = 32
+#: Step size of ``learning_rate="auto"``, in units of 1 / median(beta_i): larger steps
+#: (1, as SNE takes with unit bandwidths) diverged on the digits (book/08_nerv_classnerv).
+AUTO_LEARNING_RATE = 0.1
+#: Largest step of one point in one iteration, in units of 1 / sqrt(median(beta_i))
+#: (t-SNE's MAX_STEP in a map of unit bandwidth).
+MAX_STEP = 5.0
+#: Momentum of the first ``MOMENTUM_SWITCH`` iterations, and of the rest (as SNE).
+MOMENTUMS = (0.5, 0.8)
+MOMENTUM_SWITCH = 100
+
+
+def class_weights(tau_star, epsilon):
+    """(tau_in, tau_out) = (tau_star + epsilon, tau_star - epsilon), ClassNeRV's weights.
+
+    The inverse of tau_star = (tau_in + tau_out) / 2, epsilon = (tau_in - tau_out) / 2
+    ([S]; Colange et al. 2020). Admissible: 0 <= tau_star <= 1 and
+    0 <= epsilon <= min(tau_star, 1 - tau_star), so that both weights lie in [0, 1] and
+    the within-class pairs weigh missed neighbours at least as much as the others do.
+    """
+    tau_star, epsilon = check_class_weights(tau_star, epsilon)
+    return tau_star + epsilon, tau_star - epsilon
+
+
+# ------------------------------------------------------------------ the neighbourhoods
+
+
+def neighbourhoods(X, perplexity=32.0):
+    """The data neighbourhoods of NeRV: p_{j|i}, log p_{j|i} and the precisions beta_i.
+
+    p_{j|i} = exp(-beta_i ||x_i - x_j||^2) / sum_{k != i} exp(-beta_i ||x_i - x_k||^2), the
+    p_{j|i} of SNE ([T] (10-30), ``dr_lib.sne.conditional_probabilities``) with every
+    row of perplexity ``perplexity``. The logarithm is computed from the distances
+    (log-sum-exp), not from P: far pairs have p_{j|i} that underflow to 0 while
+    log p_{j|i} stays finite, and KL(Q_i || P_i) needs it.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    perplexity : float, default=32.0
+
+    Returns
+    -------
+    P : ndarray of shape (n_samples, n_samples)
+        Rows sum to one; zero diagonal.
+    log_P : ndarray of shape (n_samples, n_samples)
+        -inf on the diagonal.
+    beta : ndarray of shape (n_samples,)
+    """
+    X = check_array(X, min_samples=4)
+    perplexity = check_perplexity(perplexity, len(X))
+    return _neighbourhoods(X, perplexity)
+
+
+def _neighbourhoods(X, perplexity):
+    """:func:`neighbourhoods` of validated input."""
+    D2 = sne.squared_distances(X)
+    P, beta, _ = sne.calibrate_precisions(D2, perplexity, diagonal_is_self=True)
+    np.fill_diagonal(D2, np.inf)
+    D2 -= D2.min(axis=1, keepdims=True)
+    D2 *= -beta[:, None]  # now the exponents, at most 0
+    D2 -= np.log(np.exp(D2).sum(axis=1, keepdims=True))
+    return P, D2, beta
+
+
+# ------------------------------------------------------------------ stress and gradient
+
+
+@njit(cache=True, parallel=True)
+def _pair_weights(Z, beta, P, log_P, codes, tau_in, tau_out, M, row_cost):
+    """Fill M[i, j] = beta_i dJ_i/ds_ij (s_ij = beta_i ||z_i - z_j||^2) and the row costs.
+
+    For the softmax q_{j|i} = exp(-s_ij) / sum_k exp(-s_ik) and a row cost J_i(q),
+    dJ_i/ds_ij = -(c_ij - q_{j|i} sum_k c_ik) with c_ij = q_{j|i} dJ_i/dq_{j|i}
+    = tau_ij (q - p) + (1 - tau_ij) q log(q / p) (book/08_nerv_classnerv). Three passes
+    over a row: the exponents, then q, c and the cost, then M; one exp per pair.
+    """
+    n, d = Z.shape
+    for i in prange(n):
+        q_row = np.empty(n)
+        s_min = np.inf
+        for j in range(n):
+            s = 0.0
+            for k in range(d):
+                diff = Z[i, k] - Z[j, k]
+                s += diff * diff
+            M[i, j] = beta[i] * s
+            if j != i and M[i, j] < s_min:
+                s_min = M[i, j]
+        total = 0.0
+        for j in range(n):
+            q_row[j] = 0.0 if j == i else np.exp(s_min - M[i, j])
+            total += q_row[j]
+        log_norm = np.log(total) - s_min
+        c_sum = 0.0
+        cost = 0.0
+        for j in range(n):
+            if j == i:
+                M[i, j] = 0.0
+                continue
+            q = q_row[j] / total
+            q_row[j] = q
+            p = P[i, j]
+            log_ratio = -M[i, j] - log_norm - log_P[i, j]
+            tau = tau_in if codes[i] == codes[j] else tau_out
+            M[i, j] = tau * (q - p) + (1.0 - tau) * q * log_ratio
+            c_sum += M[i, j]
+            cost += tau * (q - p - p * log_ratio) + (1.0 - tau) * (
+                q * log_ratio - q + p
+            )
+        for j in range(n):
+            M[i, j] = -beta[i] * (M[i, j] - q_row[j] * c_sum)
+        row_cost[i] = cost
+
+
+@njit(cache=True, parallel=True)
+def _pair_forces(W, Z, grad):
+    """grad_i = 2 sum_j W_ij (z_i - z_j) with W = M + M^T, row by row in parallel."""
+    n, d = Z.shape
+    for i in prange(n):
+        for k in range(d):
+            grad[i, k] = 0.0
+        for j in range(n):
+            w = W[i, j]
+            for k in range(d):
+                grad[i, k] += w * (Z[i, k] - Z[j, k])
+        for k in range(d):
+            grad[i, k] *= 2.0
+
+
+def _evaluator(P, log_P, beta, codes, tau_in, tau_out):
+    """``evaluate(Z, exaggeration, compute_cost) -> (cost, gradient)`` for the optimiser.
+
+    ``exaggeration`` is accepted for the optimiser's interface and not used. The pair
+    weights M and their symmetrisation W = M + M^T live in two N x N buffers reused by
+    every call (numpy transposes by blocks; reading M's columns in the loop would not).
+    """
+    n = len(P)
+    M = np.empty((n, n))
+    W = np.empty((n, n))
+    row_cost = np.empty(n)
+
+    def evaluate(Z, _exaggeration, compute_cost):
+        _pair_weights(Z, beta, P, log_P, codes, tau_in, tau_out, M, row_cost)
+        np.add(M, M.T, out=W)
+        grad = np.empty_like(Z)
+        _pair_forces(W, Z, grad)
+        return (float(row_cost.sum()) if compute_cost else None), grad
+
+    return evaluate
+
+
+def stress_gradient(X, Z, y=None, *, tau_in=0.5, tau_out=None, perplexity=32.0):
+    """ClassNeRV's stress and its gradient at the map ``Z``; NeRV's when ``tau_out == tau_in``.
+
+    J = sum_i sum_{j != i} tau_ij d(p_{j|i}, q_{j|i}) + (1 - tau_ij) d(q_{j|i}, p_{j|i}),
+    d(a, b) = a log(a / b) - a + b, tau_ij = tau_in for pairs of the same class and
+    tau_out otherwise; q_{j|i} is proportional to exp(-beta_i ||z_i - z_j||^2). The
+    gradient is dJ/dz_i = 2 sum_j (M_ij + M_ji)(z_i - z_j) with
+    M_ij = -beta_i (c_ij - q_{j|i} sum_k c_ik),
+    c_ij = tau_ij (q_{j|i} - p_{j|i}) + (1 - tau_ij) q_{j|i} log(q_{j|i} / p_{j|i}),
+    derived in book/08_nerv_classnerv. With a single weight the d's -p + q terms cancel
+    and J = tau sum_i KL(P_i || Q_i) + (1 - tau) sum_i KL(Q_i || P_i), NeRV's stress.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    Z : array-like of shape (n_samples, n_components)
+    y : array-like of shape (n_samples,), optional
+        Class labels; None treats all pairs alike (NeRV).
+    tau_in : float in [0, 1], default=0.5
+    tau_out : float in [0, 1], optional
+        Defaults to ``tau_in`` (NeRV).
+    perplexity : float, default=32.0
+
+    Returns
+    -------
+    cost : float
+    gradient : ndarray of shape (n_samples, n_components)
+    """
+    X = check_array(X, min_samples=4)
+    Z = check_map_rows(Z, len(X))
+    perplexity = check_perplexity(perplexity, len(X))
+    tau_in = check_nerv_tau(tau_in, name="tau_in")
+    tau_out = tau_in if tau_out is None else check_nerv_tau(tau_out, name="tau_out")
+    codes = np.zeros(len(X), dtype=np.intp)
+    if y is not None:
+        _, codes = check_class_labels(y, len(X))
+    P, log_P, beta = _neighbourhoods(X, perplexity)
+    return _evaluator(P, log_P, beta, codes, tau_in, tau_out)(Z, 1.0, True)
+
+
+# ------------------------------------------------------------------ the estimators
+
+
+def _initial_map(X, n_components, init, random_state, beta):
+    """The starting map: the top principal components at the data's scale, or noise.
+
+    The map's neighbourhoods use the data's precisions beta_i, so the map lives at the
+    data's scale; ``"random"`` draws Gaussian noise of standard deviation
+    1 / sqrt(2 median(beta)), one typical bandwidth sigma.
+    """
+    if isinstance(init, np.ndarray):
+        return init.copy()
+    if init == "random":
+        noise = check_random_state(random_state).standard_normal((len(X), n_components))
+        return noise / np.sqrt(2.0 * np.median(beta))
+    if n_components > X.shape[1]:
+        raise ValueError(
+            f"init='pca' needs n_components={n_components} <= n_features = "
+            f"{X.shape[1]}; pass init='random' or fewer components."
+        )
+    return PCA(n_components).fit_transform(X)
+
+
+def _phases(max_iter, learning_rate):
+    """Momentum 0.5 for the first iterations, then 0.8, at one learning rate."""
+    first = min(max_iter, MOMENTUM_SWITCH)
+    return [
+        Phase(first, learning_rate, MOMENTUMS[0]),
+        Phase(max_iter - first, learning_rate, MOMENTUMS[1]),
+    ]
+
+
+def _fit(estimator, X, codes, tau_in, tau_out, desc):
+    """Calibrate P, minimise the stress from the initial map; sets the fitted attributes."""
+    n = len(X)
+    check_integer(estimator.n_components, name="n_components")
+    perplexity = check_perplexity(estimator.perplexity, n)
+    max_iter = check_integer(estimator.max_iter, name="max_iter")
+    init = check_init(estimator.init, n, estimator.n_components)
+    rate = estimator.learning_rate
+    if rate == "auto":
+        rate = AUTO_LEARNING_RATE
+    rate = check_positive(rate, name="learning_rate")
+    check_exact_fits(n, BYTES_PER_PAIR)
+    P, log_P, beta = _neighbourhoods(X, perplexity)
+    # Steps in units of one bandwidth: a rate r on the map rescaled by sqrt(median beta)
+    # is the rate r / median(beta) here.
+    scale = np.median(beta)
+    result = gradient_descent(
+        _initial_map(X, estimator.n_components, init, estimator.random_state, beta),
+        _evaluator(P, log_P, beta, codes, tau_in, tau_out),
+        _phases(max_iter, rate / scale),
+        max_step=MAX_STEP / np.sqrt(scale),
+        verbose=bool(estimator.verbose),
+        desc=desc,
+    )
+    estimator.embedding_ = result.embedding
+    estimator.stress_ = result.cost
+    estimator.n_iter_ = result.n_iter
+    estimator.cost_history_ = result.history
+    estimator.n_features_in_ = X.shape[1]
+    return estimator
+
+
+_PARAMETERS_DOC = """
+    n_components : int, default=2
+    perplexity : float, default=32.0
+        Effective number of neighbours of every data point; sets beta_i.
+    learning_rate : float or "auto", default="auto"
+        Step size in units of 1 / median(beta_i); "auto" is ``AUTO_LEARNING_RATE``.
+    max_iter : int, default=300
+    init : {"pca", "random"} or ndarray, default="pca"
+        The principal components at the data's scale, noise of one bandwidth, or a map.
+    random_state : int, RandomState or None, default=None
+        Used by ``init="random"`` only.
+    verbose : bool, default=False
+        A text progress bar.
+"""
+
+_ATTRIBUTES_DOC = """
+    embedding_ : ndarray of shape (n_samples, n_components)
+    stress_ : float
+        The stress at the final map.
+    n_iter_ : int
+    cost_history_ : list of (int, float)
+        (iteration, stress) every 50 iterations.
+    n_features_in_ : int
+"""
+
+
+class _NeighbourRetrieval(TransformerMixin, BaseEstimator):
+    """What NeRV and ClassNeRV share: the parameters of the fit and fit_transform."""
+
+    def fit_transform(self, X, y=None):
+        """Fit and return ``embedding_``; see ``fit``."""
+        return self.fit(X, y).embedding_
+
+
+class NeRV(_NeighbourRetrieval):
+    __doc__ = (
+        """Neighbour retrieval visualiser (Venna et al. 2010), exact, O(N^2) per iteration.
+
+    Minimises tau sum_i KL(P_i || Q_i) + (1 - tau) sum_i KL(Q_i || P_i): tau = 1 is SNE
+    with the data's bandwidths in the map (missed neighbours only, recall), tau = 0 punishes
+    false neighbours only (precision). See book/08_nerv_classnerv.
+
+    Parameters
+    ----------
+    tau : float in [0, 1], default=0.5"""
+        + _PARAMETERS_DOC
+        + """
+    Attributes
+    ----------"""
+        + _ATTRIBUTES_DOC
+    )
+
+    def __init__(
+        self,
+        n_components=2,
+        *,
+        tau=0.5,
+        perplexity=32.0,
+        learning_rate="auto",
+        max_iter=300,
+        init="pca",
+        random_state=None,
+        verbose=False,
+    ):
+        self.n_components = n_components
+        self.tau = tau
+        self.perplexity = perplexity
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.init = init
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def fit(self, X, y=None):
+        """Embed ``X``; ``y`` is ignored.
+
+        Returns
+        -------
+        self
+        """
+        X = check_array(X, min_samples=4)
+        tau = check_nerv_tau(self.tau, name="tau")
+        codes = np.zeros(len(X), dtype=np.intp)
+        return _fit(self, X, codes, tau, tau, "NeRV")
+
+
+class ClassNeRV(_NeighbourRetrieval):
+    __doc__ = (
+        """Class-aware NeRV (Colange et al. 2020), exact, O(N^2) per iteration.
+
+    Within-class pairs are weighted by tau_in = tau_star + epsilon, between-class pairs by
+    tau_out = tau_star - epsilon, each part with the generalised KL divergence; the
+    distortions the map cannot avoid go where they do least harm to the classes: missed
+    neighbours between classes, false neighbours within them. ``epsilon=0`` is
+    :class:`NeRV` with ``tau=tau_star``. See book/08_nerv_classnerv.
+
+    Parameters
+    ----------
+    tau_star : float in [0, 1], default=0.5
+    epsilon : float, default=0.5
+        0 <= epsilon <= min(tau_star, 1 - tau_star)."""
+        + _PARAMETERS_DOC
+        + """
+    Attributes
+    ----------"""
+        + _ATTRIBUTES_DOC
+        + """    classes_ : ndarray of shape (n_classes,)
+    """
+    )
+
+    def __init__(
+        self,
+        n_components=2,
+        *,
+        tau_star=0.5,
+        epsilon=0.5,
+        perplexity=32.0,
+        learning_rate="auto",
+        max_iter=300,
+        init="pca",
+        random_state=None,
+        verbose=False,
+    ):
+        self.n_components = n_components
+        self.tau_star = tau_star
+        self.epsilon = epsilon
+        self.perplexity = perplexity
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.init = init
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def fit(self, X, y):
+        """Embed ``X`` steered by the class labels ``y`` (at least two classes).
+
+        Returns
+        -------
+        self
+        """
+        X = check_array(X, min_samples=4)
+        self.classes_, codes = check_class_labels(y, len(X))
+        tau_in, tau_out = class_weights(self.tau_star, self.epsilon)
+        return _fit(self, X, codes, tau_in, tau_out, "ClassNeRV")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
