@@ -26,6 +26,7 @@ _LAZY = {
     "isomap": ("dr_lib.isomap", None),
     "lle": ("dr_lib.lle", None),
     "laplacian_eigenmaps": ("dr_lib.laplacian_eigenmaps", None),
+    "autoencoders": ("dr_lib.autoencoders", None),
     "PCA": ("dr_lib.pca", "PCA"),
     "ClassicalMDS": ("dr_lib.mds", "ClassicalMDS"),
     "KernelPCA": ("dr_lib.kernel_pca", "KernelPCA"),
