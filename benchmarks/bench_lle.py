@@ -28,7 +28,7 @@ def main():
             f"LLE {method} N={N_SAMPLES} k={N_NEIGHBORS}",
             lambda ours=ours: ours.fit(X),
             lambda reference=reference: reference.fit(X),
-            repeats=2,
+            min_repeats=2,
         )
     return ratios
 

@@ -26,6 +26,10 @@ _LAZY = {
     "isomap": ("dr_lib.isomap", None),
     "lle": ("dr_lib.lle", None),
     "laplacian_eigenmaps": ("dr_lib.laplacian_eigenmaps", None),
+    "mahalanobis": ("dr_lib.mahalanobis", None),
+    "nca": ("dr_lib.nca", None),
+    "lda": ("dr_lib.lda", None),
+    "mmc": ("dr_lib.mmc", None),
     "autoencoders": ("dr_lib.autoencoders", None),
     "PCA": ("dr_lib.pca", "PCA"),
     "ClassicalMDS": ("dr_lib.mds", "ClassicalMDS"),
@@ -33,6 +37,9 @@ _LAZY = {
     "Isomap": ("dr_lib.isomap", "Isomap"),
     "LocallyLinearEmbedding": ("dr_lib.lle", "LocallyLinearEmbedding"),
     "LaplacianEigenmaps": ("dr_lib.laplacian_eigenmaps", "LaplacianEigenmaps"),
+    "NCA": ("dr_lib.nca", "NCA"),
+    "LDA": ("dr_lib.lda", "LDA"),
+    "MMC": ("dr_lib.mmc", "MMC"),
 }
 
 __all__ = ["__version__", *_LAZY]

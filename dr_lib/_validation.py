@@ -5,6 +5,14 @@ offending value and says how to fix it, e.g.::
 
     n_neighbors=200 must be smaller than the number of samples (150); pass n_neighbors < 150.
 
+Some messages also carry the phrase that scikit-learn's estimator checks look for
+("Reshape your data", "Complex data not supported", "0 feature(s) (shape=...) while a
+minimum of 1 is required", "X has 3 features, but PCA is expecting 4 features as input"),
+so that dr_lib's estimators pass ``sklearn.utils.estimator_checks`` with dr_lib's own
+messages. Entries that are not numbers raise :class:`DataTypeError`, which is both a
+``TypeError`` (as Python and scikit-learn raise for a wrong type) and a ``ValueError`` (as
+every other dr_lib input error).
+
 Randomness is not handled here: estimators call :func:`sklearn.utils.check_random_state`
 directly.
 """
@@ -13,9 +21,13 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.sparse import csgraph
 
+from dr_lib._linalg import nonzero_eigenvalues
+
 __all__ = [
+    "DataTypeError",
     "check_array",
     "check_n_features",
     "check_vector",
@@ -28,6 +40,13 @@ __all__ = [
     "check_interval",
     "check_in",
     "check_connected",
+    "check_class_labels",
+    "check_pairs",
+    "check_psd_matrix",
+    "check_linear_map",
+    "check_transform_input",
+    "check_positive_spectrum",
+    "check_neighbor_indices",
     "check_int_pair",
     "check_layer_sizes",
     "check_kernel",
@@ -39,18 +58,36 @@ __all__ = [
 _NUMERIC_KINDS = "biuf"
 
 
+class DataTypeError(TypeError, ValueError):
+    """Entries that are not numbers (text, dictionaries, complex values, a sparse matrix).
+
+    A ``TypeError`` by nature and a ``ValueError`` by dr_lib's contract (every input error
+    is one), so ``except ValueError`` and ``except TypeError`` both catch it.
+    """
+
+
 def _as_numeric(X, name):
-    """``X`` as a float64 array, or a ValueError that says it is not numeric."""
+    """``X`` as a float64 array, or a DataTypeError that says why it is not numeric."""
+    if sp.issparse(X):
+        raise DataTypeError(
+            f"{name} is a scipy.sparse matrix, but sparse input is not supported: the "
+            f"methods of dr_lib work on dense arrays. Pass {name}.toarray()."
+        )
     arr = np.asarray(X)
+    if arr.dtype.kind == "c":
+        raise DataTypeError(
+            f"{name} must be numeric and real; Complex data not supported (dtype "
+            f"{arr.dtype}). Pass {name}.real, or np.abs({name}) for the moduli."
+        )
     if arr.dtype.kind not in _NUMERIC_KINDS + "O":
-        raise ValueError(
+        raise DataTypeError(
             f"{name} must be numeric; got an array of dtype {arr.dtype}. "
             f"Convert it first, e.g. {name}.astype(float), after encoding any text columns."
         )
     try:
         return arr.astype(np.float64, copy=False)  # no copy when X is already float64
     except (TypeError, ValueError) as exc:
-        raise ValueError(
+        raise DataTypeError(
             f"{name} must be numeric; its entries cannot be converted to float ({exc}). "
             f"Pass an array of numbers."
         ) from None
@@ -68,7 +105,7 @@ def _check_finite(arr, name):
         )
 
 
-def check_array(X, *, name="X", min_samples=1, min_features=1):
+def check_array(X, *, name="X", min_samples=1, min_features=1, copy=False):
     """Validate a data matrix and return it as a finite float64 array.
 
     Parameters
@@ -79,6 +116,9 @@ def check_array(X, *, name="X", min_samples=1, min_features=1):
         Parameter name used in error messages.
     min_samples, min_features : int, default=1
         Smallest acceptable number of rows and columns.
+    copy : bool, default=False
+        Return an array that shares no memory with ``X``, for an estimator that keeps it
+        (a float64 ``X`` is otherwise returned as it is, not copied).
 
     Returns
     -------
@@ -86,17 +126,19 @@ def check_array(X, *, name="X", min_samples=1, min_features=1):
 
     Raises
     ------
+    DataTypeError
+        If ``X`` is sparse, complex or not numeric (a ``ValueError`` too).
     ValueError
-        If ``X`` is not numeric, not 2-D (a 1-D input gets a hint to reshape), contains
-        NaN or inf (the message gives the count and the first position), or has too few
-        samples or features.
+        If ``X`` is not 2-D (a 1-D input gets a hint to reshape), contains NaN or inf
+        (the message gives the count and the first position), or has too few samples or
+        features.
     """
     arr = _as_numeric(X, name)
     if arr.ndim == 1:
         raise ValueError(
             f"{name} must be 2-D with shape (n_samples, n_features); got a 1-D array of "
-            f"shape {arr.shape}. Use {name}.reshape(-1, 1) if it holds one feature, or "
-            f"{name}.reshape(1, -1) if it holds one sample."
+            f"shape {arr.shape}. Reshape your data: {name}.reshape(-1, 1) if it holds "
+            f"one feature, or {name}.reshape(1, -1) if it holds one sample."
         )
     if arr.ndim != 2:
         raise ValueError(
@@ -104,17 +146,19 @@ def check_array(X, *, name="X", min_samples=1, min_features=1):
             f"shape {arr.shape}. Flatten each sample into a row, e.g. "
             f"{name}.reshape(len({name}), -1)."
         )
+    _check_at_least(arr.shape, 0, min_samples, "sample(s)", name)
+    _check_at_least(arr.shape, 1, min_features, "feature(s)", name)
     _check_finite(arr, name)
-    _check_at_least(arr.shape[0], min_samples, "samples (rows)", name)
-    _check_at_least(arr.shape[1], min_features, "features (columns)", name)
-    return arr
+    return arr.copy() if copy and np.may_share_memory(arr, X) else arr
 
 
-def _check_at_least(count, minimum, what, name):
-    """Raise if ``name`` has fewer than ``minimum`` ``what``."""
-    if count < minimum:
+def _check_at_least(shape, axis, minimum, what, name):
+    """Raise if ``name`` (of this ``shape``) has fewer than ``minimum`` rows or columns."""
+    if shape[axis] < minimum:
         raise ValueError(
-            f"{name} has {count} {what} but at least {minimum} are needed; pass more {what}."
+            f"{name} has {shape[axis]} {what} (shape={shape}) while a minimum of "
+            f"{minimum} is required; pass at least {minimum} "
+            f"{'rows' if axis == 0 else 'columns'}."
         )
 
 
@@ -278,7 +322,9 @@ def check_labels(y, n_samples, *, name="y"):
     return arr
 
 
-def check_square_dissimilarity(D, *, name="D", squared=False, atol=1e-8):
+def check_square_dissimilarity(
+    D, *, name="D", squared=False, atol=1e-8, min_samples=1, copy=False
+):
     """Validate a dissimilarity matrix: square, finite, symmetric, non-negative, zero diagonal.
 
     Parameters
@@ -290,13 +336,17 @@ def check_square_dissimilarity(D, *, name="D", squared=False, atol=1e-8):
         Whether ``D`` holds squared dissimilarities; only changes how messages describe it.
     atol : float, default=1e-8
         Tolerance for symmetry, non-negativity and the zero diagonal.
+    min_samples : int, default=1
+        Smallest acceptable n.
+    copy : bool, default=False
+        Return a matrix that shares no memory with ``D`` (see :func:`check_array`).
 
     Returns
     -------
     ndarray of shape (n, n), dtype float64
     """
     what = "squared dissimilarities" if squared else "dissimilarities"
-    arr = check_array(D, name=name)
+    arr = check_array(D, name=name, min_samples=min_samples, copy=copy)
     if arr.shape[0] != arr.shape[1]:
         raise ValueError(
             f"{name} must be a square matrix of {what}; got shape {arr.shape}. "
@@ -417,6 +467,256 @@ def check_connected(graph, *, n_neighbors=None):
     )
 
 
+def check_transform_input(estimator, X, *, name="X"):
+    """Validate the input of a fitted estimator's ``transform``.
+
+    The estimator must be fitted (else scikit-learn's ``NotFittedError``, a ValueError
+    that says to call ``fit``), and ``X`` must be a finite numeric matrix with the
+    ``n_features_in_`` columns seen in ``fit``.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, estimator.n_features_in_), dtype float64
+    """
+    from sklearn.utils.validation import check_is_fitted  # only here: stays light
+
+    check_is_fitted(estimator)
+    arr = check_array(X, name=name)
+    expected = estimator.n_features_in_
+    if arr.shape[1] != expected:
+        raise ValueError(
+            f"{name} has {arr.shape[1]} features, but {type(estimator).__name__} is "
+            f"expecting {expected} features as input (it was fitted on {expected} "
+            f"columns); pass an array of shape (n_samples, {expected})."
+        )
+    return arr
+
+
+def check_positive_spectrum(eigenvalues, n_components):
+    """Validate that the ``n_components`` leading eigenvalues are all non-zero.
+
+    Kernel PCA divides by sqrt(λ_j) (book/03_kernel_pca), so each kept eigenvalue of the
+    centred kernel matrix must be positive beyond round-off. Zero is judged by
+    :func:`dr_lib._linalg.nonzero_eigenvalues`, scikit-learn's rule.
+
+    Parameters
+    ----------
+    eigenvalues : ndarray
+        Eigenvalues in decreasing order, at least ``n_components`` of them.
+    n_components : int
+
+    Returns
+    -------
+    The eigenvalues, unchanged.
+    """
+    rank = int(nonzero_eigenvalues(eigenvalues).sum())
+    if rank < n_components:
+        raise ValueError(
+            f"n_components={n_components} exceeds the number of non-zero eigenvalues of "
+            f"the centred kernel matrix ({rank}; the feature vectors span only {rank} "
+            f"dimensions). Pass n_components <= {rank}, n_components=None to keep them "
+            f"all, or a kernel with a richer feature space."
+        )
+    return eigenvalues
+
+
+def check_neighbor_indices(neighbors, n_samples):
+    """Validate neighbour indices: an integer array with one row per sample.
+
+    Parameters
+    ----------
+    neighbors : array-like of int, shape (n_samples, n_neighbors)
+        ``neighbors[i]`` lists indices into the samples, as returned by
+        :func:`dr_lib.graphs.kneighbors`.
+    n_samples : int
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_neighbors)
+    """
+    arr = np.asarray(neighbors)
+    shape_ok = arr.ndim == 2 and arr.shape[0] == n_samples and arr.shape[1] >= 1
+    if not shape_ok or arr.dtype.kind not in "iu":
+        raise ValueError(
+            f"neighbors must be an integer array with one row per sample ({n_samples}) "
+            f"and at least one column; got shape {arr.shape} and dtype {arr.dtype}. "
+            f"Pass the indices returned by dr_lib.graphs.kneighbors."
+        )
+    if arr.size and (arr.min() < 0 or arr.max() >= n_samples):
+        raise ValueError(
+            f"neighbors must hold indices in [0, {n_samples - 1}]; got values from "
+            f"{arr.min()} to {arr.max()}. Pass the indices returned by "
+            f"dr_lib.graphs.kneighbors."
+        )
+    return arr
+
+
+# ------------------------------------------------ metric learning (book/09_metric_learning)
+
+
+def check_class_labels(y, n_samples, *, name="y"):
+    """Validate class labels for a supervised method: one per sample, at least two classes.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Class labels (ints or strings).
+    n_samples : int
+        Required length.
+    name : str, default="y"
+
+    Returns
+    -------
+    classes : ndarray of shape (n_classes,)
+        The distinct labels, sorted.
+    codes : ndarray of shape (n_samples,), dtype intp
+        ``classes[codes] == y``: the class index of each sample.
+    """
+    if y is None:
+        raise ValueError(
+            f"This estimator requires y to be passed, but the target y is None; pass "
+            f"{name}, one class label per sample."
+        )
+    arr = check_labels(y, n_samples, name=name)
+    classes, codes = np.unique(arr, return_inverse=True)
+    if len(classes) < 2:
+        raise ValueError(
+            f"{name} has a single class ({classes[0]!r}); a supervised metric needs at "
+            f"least two classes to separate. Pass labels of two or more classes."
+        )
+    return classes, codes.ravel()
+
+
+def check_pairs(pairs, n_samples, *, name):
+    """Validate index pairs ``(i, j)`` of samples, e.g. must-link or cannot-link constraints.
+
+    Parameters
+    ----------
+    pairs : array-like of shape (n_pairs, 2)
+        Row ``(i, j)`` names samples ``i`` and ``j`` (0-based indices into ``X``).
+    n_samples : int
+        Number of samples; every index must lie in ``[0, n_samples - 1]``.
+    name : str
+        Parameter name used in error messages.
+
+    Returns
+    -------
+    ndarray of shape (n_pairs, 2), dtype int64
+    """
+    arr = np.asarray(pairs)
+    if arr.size == 0:
+        raise ValueError(
+            f"{name} is empty; pass at least one pair of sample indices, e.g. "
+            f"{name}=[[0, 1]]."
+        )
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(
+            f"{name} must have shape (n_pairs, 2), one pair (i, j) per row; got shape "
+            f"{arr.shape}. Pass e.g. np.column_stack([i, j])."
+        )
+    if arr.dtype.kind not in "iu":
+        as_float = _as_numeric(arr, name)
+        _check_finite(as_float, name)
+        if not np.all(as_float == np.round(as_float)):
+            raise ValueError(
+                f"{name} must hold integer sample indices; got non-integers such as "
+                f"{as_float[as_float != np.round(as_float)][0]}. Pass indices into X."
+            )
+        arr = as_float
+    arr = arr.astype(np.int64)
+    outside = (arr < 0) | (arr >= n_samples)
+    if outside.any():
+        raise ValueError(
+            f"{name} has indices outside [0, {n_samples - 1}], e.g. "
+            f"{int(arr[outside][0])}; pass indices of rows of X (0-based)."
+        )
+    same = arr[:, 0] == arr[:, 1]
+    if same.any():
+        k = int(np.argmax(same))
+        raise ValueError(
+            f"{name}[{k}] = ({arr[k, 0]}, {arr[k, 1]}) pairs a sample with itself; its "
+            f"distance is 0 under every metric. Drop pairs with i == j."
+        )
+    return arr
+
+
+def check_psd_matrix(M, n_features=None, *, name="M", atol=1e-8):
+    """Validate a metric matrix: square, symmetric, positive semi-definite.
+
+    Parameters
+    ----------
+    M : array-like of shape (n_features, n_features)
+    n_features : int, optional
+        Required size; any square size if omitted.
+    name : str, default="M"
+    atol : float, default=1e-8
+        Tolerance, relative to the largest entry of ``M``, for the symmetry and for the
+        smallest eigenvalue.
+
+    Returns
+    -------
+    ndarray of shape (n_features, n_features), dtype float64
+        ``M`` symmetrised, ``(M + M.T) / 2``.
+    """
+    arr = check_array(M, name=name)
+    n_features = arr.shape[0] if n_features is None else n_features
+    if arr.shape != (n_features, n_features):
+        raise ValueError(
+            f"{name} must have shape ({n_features}, {n_features}) to match the "
+            f"{n_features} features; got {arr.shape}."
+        )
+    scale = max(float(np.abs(arr).max()), 1.0)
+    if np.abs(arr - arr.T).max() > atol * scale:
+        raise ValueError(
+            f"{name} must be symmetric; symmetrise it with ({name} + {name}.T) / 2."
+        )
+    arr = (arr + arr.T) / 2
+    smallest = float(np.linalg.eigvalsh(arr)[0])
+    if smallest < -atol * scale:
+        raise ValueError(
+            f"{name} must be positive semi-definite, or some squared distances would be "
+            f"negative; its smallest eigenvalue is {smallest:.3g}. Clip the negative "
+            f"eigenvalues to zero (dr_lib.mahalanobis.nearest_psd)."
+        )
+    return arr
+
+
+def check_linear_map(A, n_features, *, n_components=None, name="init"):
+    """Validate a linear map given as rows: shape ``(n_components, n_features)``.
+
+    Parameters
+    ----------
+    A : array-like of shape (n_components, n_features)
+        The map ``x -> A x``; each row is one output coordinate (``A`` is ``W^T`` in the
+        book's notation ``z = W^T x``).
+    n_features : int
+        Required number of columns.
+    n_components : int, optional
+        Required number of rows, if fixed; at most ``n_features`` rows otherwise.
+    name : str, default="init"
+
+    Returns
+    -------
+    ndarray of shape (n_components, n_features), dtype float64
+    """
+    arr = check_array(A, name=name)
+    rows, cols = arr.shape
+    if cols != n_features:
+        raise ValueError(
+            f"{name} has {cols} columns but X has {n_features} features; pass an array "
+            f"of shape (n_components, {n_features})."
+        )
+    if n_components is not None and rows != n_components:
+        raise ValueError(
+            f"{name} has {rows} rows but n_components={n_components}; pass "
+            f"n_components={rows} or an init with {n_components} rows."
+        )
+    if rows > n_features:
+        raise ValueError(
+            f"{name} has {rows} rows, more than the {n_features} features; a linear map "
+            f"cannot add dimensions. Pass at most {n_features} rows."
+        )
+    return arr
 # ------------------------------------------------------------- autoencoders (book/10)
 
 

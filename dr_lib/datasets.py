@@ -252,8 +252,14 @@ def great_circle_distance(lat1, lon1, lat2, lon2, *, radius_km=6371.0):
         Distances in kilometres.
     """
     radius_km = check_positive(radius_km, name="radius_km")
-    lat1, lon1 = np.radians(_check_lat_lon(lat1, lon1))
-    lat2, lon2 = np.radians(_check_lat_lon(lat2, lon2))
+    lat1, lon1 = _check_lat_lon(lat1, lon1)
+    lat2, lon2 = _check_lat_lon(lat2, lon2)
+    return _haversine(lat1, lon1, lat2, lon2, radius_km)
+
+
+def _haversine(lat1, lon1, lat2, lon2, radius_km):
+    """:func:`great_circle_distance` of validated coordinates (degrees) and radius."""
+    lat1, lon1, lat2, lon2 = map(np.radians, (lat1, lon1, lat2, lon2))
     h = (
         np.sin((lat2 - lat1) / 2) ** 2
         + np.cos(lat1) * np.cos(lat2) * np.sin((lon2 - lon1) / 2) ** 2
@@ -277,11 +283,10 @@ def great_circle_distance_matrix(lat, lon, *, radius_km=6371.0):
     ndarray of shape (n, n)
         Symmetric, zero diagonal, in kilometres.
     """
+    radius_km = check_positive(radius_km, name="radius_km")
     lat = check_vector(lat, name="lat")
-    lon = check_vector(lon, name="lon", n=len(lat))
-    D = great_circle_distance(
-        lat[:, None], lon[:, None], lat[None, :], lon[None, :], radius_km=radius_km
-    )
+    lat, lon = _check_lat_lon(lat, check_vector(lon, name="lon", n=len(lat)))
+    D = _haversine(lat[:, None], lon[:, None], lat[None, :], lon[None, :], radius_km)
     np.fill_diagonal(D, 0.0)
     return (D + D.T) / 2
 

@@ -20,6 +20,8 @@ from dr_lib._validation import (
     check_array,
     check_connected,
     check_in,
+    check_integer,
+    check_n_features,
     check_n_neighbors,
     check_positive,
     check_vector,
@@ -40,24 +42,38 @@ __all__ = [
 ]
 
 
-def kneighbors(X, n_neighbors):
-    """The ``n_neighbors`` nearest other samples of every sample, by Euclidean distance.
+def kneighbors(X, n_neighbors, *, query=None):
+    """The ``n_neighbors`` nearest samples of every sample (or of every query point).
 
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
     n_neighbors : int
-        At least 1 and smaller than ``n_samples`` (a point is not its own neighbour).
+        At least 1 and smaller than ``n_samples`` (a point is not its own neighbour); with
+        ``query``, at most ``n_samples``.
+    query : array-like of shape (n_queries, n_features), optional
+        Points whose nearest samples of ``X`` are wanted (e.g. new points to embed). By
+        default the samples of ``X`` themselves, each without itself.
 
     Returns
     -------
-    distances, indices : ndarray of shape (n_samples, n_neighbors)
-        Row i lists the neighbours of sample i in increasing distance. Duplicate points are
-        allowed: a copy of sample i is its neighbour at distance 0, sample i itself never.
+    distances, indices : ndarray of shape (n_samples or n_queries, n_neighbors)
+        Row i lists the neighbours of sample (or query point) i in increasing Euclidean
+        distance. Duplicate points are allowed: a copy of sample i is its neighbour at
+        distance 0, sample i itself never.
     """
-    X = check_array(X, min_samples=2)
-    k = check_n_neighbors(n_neighbors, len(X))
-    return NearestNeighbors(n_neighbors=k).fit(X).kneighbors()
+    if query is None:
+        X = check_array(X, min_samples=2)
+        return _kneighbors(X, check_n_neighbors(n_neighbors, len(X)))
+    X = check_array(X)
+    query = check_n_features(query, X.shape[1], name="query")
+    k = check_integer(n_neighbors, name="n_neighbors", high=len(X))
+    return _kneighbors(X, k, query)
+
+
+def _kneighbors(X, k, query=None):
+    """:func:`kneighbors` for a validated ``X`` (and ``query``) and ``k``."""
+    return NearestNeighbors(n_neighbors=k).fit(X).kneighbors(query)
 
 
 def _edge_lengths(X, graph):
@@ -106,7 +122,12 @@ def knn_graph(X, n_neighbors, *, mode="distance", symmetrize="max"):
     mode = check_in(mode, ("distance", "connectivity"), name="mode")
     symmetrize = check_in(symmetrize, ("max", "min", "none"), name="symmetrize")
     X = check_array(X, min_samples=2)
-    _, indices = kneighbors(X, n_neighbors)
+    _, indices = _kneighbors(X, check_n_neighbors(n_neighbors, len(X)))
+    return _knn_graph(X, indices, mode=mode, symmetrize=symmetrize)
+
+
+def _knn_graph(X, indices, *, mode="distance", symmetrize="max"):
+    """:func:`knn_graph` from validated samples and their neighbour indices."""
     n, k = indices.shape
     directed = sp.csr_matrix(
         (np.ones(n * k), indices.ravel(), np.arange(0, n * k + 1, k)), shape=(n, n)
@@ -203,8 +224,9 @@ def geodesic_distances(graph, *, method="dijkstra"):
     graph : sparse matrix of shape (n, n)
         Edge lengths (e.g. from :func:`knn_graph`); must be connected.
     method : {"dijkstra", "floyd-warshall"}, default="dijkstra"
-        Dijkstra from every source (``scipy.sparse.csgraph``, O(n (m + n log n)) for m
-        edges), or :func:`floyd_warshall` (O(n^3), dense).
+        Dijkstra from every source (``scipy.sparse.csgraph``, whose priority queue is a
+        binary heap: O(n (m + n) log n) for m edges), or :func:`floyd_warshall` (O(n^3),
+        dense).
 
     Returns
     -------
@@ -217,6 +239,11 @@ def geodesic_distances(graph, *, method="dijkstra"):
     """
     method = check_in(method, ("dijkstra", "floyd-warshall"), name="method")
     graph = check_connected(sp.csr_matrix(graph))
+    return _shortest_paths(graph, method)
+
+
+def _shortest_paths(graph, method="dijkstra"):
+    """:func:`geodesic_distances` of a connected CSR graph and a validated method."""
     if method == "floyd-warshall":
         return floyd_warshall(_dense_weights(graph))
     # On a symmetric graph the directed search gives the same paths, without the
@@ -298,8 +325,20 @@ def laplacian(W, *, kind="unnormalized"):
     d = _degrees(W)
     if kind == "unnormalized":
         return (sp.diags(d) - W).tocsr()
-    identity = sp.identity(len(d), format="csr")
     if kind == "random_walk":
+        identity = sp.identity(len(d), format="csr")
         return (identity - sp.diags(_inverse(d)) @ W).tocsr()
-    half = sp.diags(np.sqrt(_inverse(d)))
-    return (identity - half @ W @ half).tocsr()
+    return _symmetric_laplacian(W, d)
+
+
+def _symmetric_laplacian(W, degrees):
+    """I − D^{-1/2} W D^{-1/2} for a CSR ``W`` and its validated degrees.
+
+    Scales the stored weights in place of a copy (w_ij / sqrt(d_i d_j)) instead of two
+    sparse matrix products.
+    """
+    inv_sqrt = np.sqrt(_inverse(degrees))
+    scaled = W.copy()
+    rows, cols = _stored(scaled)
+    scaled.data *= inv_sqrt[rows] * inv_sqrt[cols]
+    return (sp.identity(len(degrees), format="csr") - scaled).tocsr()

@@ -9,14 +9,13 @@ MDS of those distances (``dr_lib.mds.ClassicalMDS``, [T] (10-16)-(10-18)).
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.neighbors import NearestNeighbors
-from sklearn.utils.validation import check_is_fitted
 
 from dr_lib import graphs
 from dr_lib._validation import (
     check_array,
     check_connected,
-    check_n_features,
     check_n_neighbors,
+    check_transform_input,
 )
 from dr_lib.mds import ClassicalMDS
 
@@ -104,10 +103,15 @@ class Isomap(TransformerMixin, BaseEstimator):
     eigenvalues_ : ndarray of shape (n_components,)
         The top eigenvalues of B = -1/2 J D^(2) J for the geodesic D.
     mds_ : ClassicalMDS
-        The fitted classical MDS of ``dist_matrix_``.
+        The classical MDS of ``dist_matrix_`` (as precomputed distances, which are not
+        validated again). Its ``smallest_eigenvalue_`` is None: Isomap skips that
+        eigen-solve; ``ClassicalMDS(dissimilarity="precomputed").fit(dist_matrix_)``
+        computes it.
     nbrs_ : sklearn.neighbors.NearestNeighbors
-        Fitted on the training data; finds the neighbours of new points in ``transform``.
+        Fitted on the estimator's own copy of the training data: it found the
+        neighbours that built ``graph_``, and finds those of new points in ``transform``.
     n_features_in_ : int
+        Number of features seen in :meth:`fit`.
 
     Notes
     -----
@@ -136,15 +140,17 @@ class Isomap(TransformerMixin, BaseEstimator):
         ValueError
             For NaN/inf, ``n_neighbors >= n_samples``, or a disconnected neighbour graph.
         """
-        X = check_array(X, min_samples=2)
+        X = check_array(X, min_samples=2, copy=True)  # nbrs_ keeps it: our own copy
         k = check_n_neighbors(self.n_neighbors, len(X))
         self.n_features_in_ = X.shape[1]
-        self.graph_ = check_connected(graphs.knn_graph(X, k), n_neighbors=k)
-        self.dist_matrix_ = graphs.geodesic_distances(self.graph_)
-        self.mds_ = ClassicalMDS(self.n_components, dissimilarity="precomputed")
-        self.embedding_ = self.mds_.fit_transform(self.dist_matrix_)
-        self.eigenvalues_ = self.mds_.eigenvalues_
         self.nbrs_ = NearestNeighbors(n_neighbors=k).fit(X)
+        _, indices = self.nbrs_.kneighbors()
+        self.graph_ = check_connected(graphs._knn_graph(X, indices), n_neighbors=k)
+        self.dist_matrix_ = graphs._shortest_paths(self.graph_)
+        self.mds_ = ClassicalMDS(self.n_components, dissimilarity="precomputed")
+        self.mds_._fit_distances(self.dist_matrix_, smallest=False)  # valid by design
+        self.embedding_ = self.mds_.embedding_
+        self.eigenvalues_ = self.mds_.eigenvalues_
         return self
 
     def fit_transform(self, X, y=None):
@@ -166,8 +172,7 @@ class Isomap(TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n_new, n_components)
         """
-        check_is_fitted(self, "embedding_")
-        X = check_n_features(X, self.n_features_in_)
+        X = check_transform_input(self, X)
         distances, indices = self.nbrs_.kneighbors(X)
         geodesics = out_of_sample_geodesics(distances, indices, self.dist_matrix_)
         return mds_out_of_sample(

@@ -6,11 +6,15 @@ there assumes away; see book/03_kernel_pca.
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
 
-from dr_lib._linalg import double_centre, top_eigenpairs
-from dr_lib._validation import check_array, check_integer, check_n_features
-from dr_lib.kernels import kernel_matrix
+from dr_lib._linalg import double_centre_inplace, nonzero_eigenvalues, top_eigenpairs
+from dr_lib._validation import (
+    check_array,
+    check_integer,
+    check_positive_spectrum,
+    check_transform_input,
+)
+from dr_lib.kernels import _kernel_function
 
 __all__ = ["KernelPCA", "centre_new_rows"]
 
@@ -35,25 +39,6 @@ def centre_new_rows(K_new, column_means, grand_mean):
     return K_new - K_new.mean(axis=1, keepdims=True) - column_means + grand_mean
 
 
-def _check_positive_spectrum(eigenvalues, n_samples):
-    """Raise if a kept eigenvalue of the centred kernel is zero (or negative) numerically.
-
-    α_j / sqrt(λ_j) needs λ_j > 0; a zero eigenvalue means the centred feature vectors
-    span fewer than ``n_components`` dimensions. Zero is judged as by
-    ``numpy.linalg.matrix_rank``: below λ_max · n_samples · machine epsilon.
-    """
-    n_components = len(eigenvalues)
-    tol = max(eigenvalues[0], 0.0) * n_samples * np.finfo(np.float64).eps
-    rank = int(np.sum(eigenvalues > tol))
-    if rank < n_components:
-        raise ValueError(
-            f"n_components={n_components} exceeds the number of positive eigenvalues of "
-            f"the centred kernel matrix ({rank}; the feature vectors span only {rank} "
-            f"dimensions). Pass n_components <= {rank}, or a kernel with a richer feature "
-            f"space."
-        )
-
-
 class KernelPCA(TransformerMixin, BaseEstimator):
     """Kernel principal component analysis.
 
@@ -65,9 +50,11 @@ class KernelPCA(TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_components : int, default=2
+    n_components : int or None, default=2
         Number of components, at most the number of training samples (and at most the
-        number of positive eigenvalues of K̃).
+        number of non-zero eigenvalues of K̃). None keeps every component whose eigenvalue
+        is non-zero, by scikit-learn's rule (λ > 0 and λ >= 1e-12 λ_max, see
+        :func:`dr_lib._linalg.nonzero_eigenvalues`).
     kernel : {"linear", "poly", "rbf"} or callable, default="rbf"
         See :func:`dr_lib.kernels.kernel_matrix`.
     gamma : float, optional
@@ -79,19 +66,25 @@ class KernelPCA(TransformerMixin, BaseEstimator):
 
     Attributes
     ----------
-    eigenvalues_ : ndarray of shape (n_components,)
+    eigenvalues_ : ndarray of shape (n_components_,)
         The largest eigenvalues λ_j of K̃, decreasing (no 1/N factor, as [W] 式(10.21)).
-    eigenvectors_ : ndarray of shape (n_samples, n_components)
+    eigenvectors_ : ndarray of shape (n_samples, n_components_)
         The coefficients α_j / sqrt(λ_j), one column per component: w_j = Φ̃ α_j has unit
         length.
-    embedding_ : ndarray of shape (n_samples, n_components)
+    embedding_ : ndarray of shape (n_samples, n_components_)
         The projections of the training points, K̃ α_j / sqrt(λ_j) = sqrt(λ_j) α_j.
+    n_components_ : int
+        The number of components kept (``n_components``, or the count of non-zero
+        eigenvalues for ``n_components=None``).
     X_fit_ : ndarray of shape (n_samples, n_features)
-        The training points, needed to evaluate k(x, x_i) for new points.
+        The estimator's own copy of the training points, needed to evaluate k(x, x_i) for
+        new points.
     kernel_column_means_ : ndarray of shape (n_samples,)
         Column means of the training kernel matrix K, used to centre new kernel rows.
     kernel_mean_ : float
         Mean of all entries of K, used to centre new kernel rows.
+    n_features_in_ : int
+        Number of features seen in :meth:`fit`.
     """
 
     def __init__(self, n_components=2, *, kernel="rbf", gamma=None, degree=3, coef0=1):
@@ -101,29 +94,37 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         self.degree = degree
         self.coef0 = coef0
 
-    def _kernel(self, X, Y=None):
-        """k between the rows of ``X`` and ``Y`` with this estimator's kernel parameters."""
-        return kernel_matrix(
+    def fit(self, X, y=None):
+        """Eigen-decompose the centred kernel matrix of ``X``; ``y`` is ignored."""
+        X = check_array(X, min_samples=2, copy=True)  # X_fit_ keeps it: our own copy
+        n_samples = len(X)
+        keep_all = self.n_components is None
+        n_components = (
+            n_samples
+            if keep_all
+            else check_integer(self.n_components, name="n_components", high=n_samples)
+        )
+        kernel = _kernel_function(
             X,
-            Y,
             kernel=self.kernel,
             gamma=self.gamma,
             degree=self.degree,
             coef0=self.coef0,
         )
-
-    def fit(self, X, y=None):
-        """Eigen-decompose the centred kernel matrix of ``X``; ``y`` is ignored."""
-        X = check_array(X, min_samples=2)
-        n_components = check_integer(
-            self.n_components, name="n_components", high=len(X)
-        )
-        K = self._kernel(X)
-        eigenvalues, alphas = top_eigenpairs(double_centre(K), n_components)
-        _check_positive_spectrum(eigenvalues, len(X))
+        K = kernel(X, X)
+        column_means = double_centre_inplace(K)  # K is now J K J
+        eigenvalues, alphas = top_eigenpairs(K, n_components)
+        if keep_all:
+            kept = nonzero_eigenvalues(eigenvalues)
+            eigenvalues, alphas = eigenvalues[kept], alphas[:, kept]
+        else:
+            check_positive_spectrum(eigenvalues, n_components)
+        self._kernel = kernel  # k(·, ·) with validated parameters, for transform
         self.X_fit_ = X
-        self.kernel_column_means_ = K.mean(axis=0)
-        self.kernel_mean_ = K.mean()
+        self.n_features_in_ = X.shape[1]
+        self.kernel_column_means_ = column_means
+        self.kernel_mean_ = column_means.mean()
+        self.n_components_ = len(eigenvalues)
         self.eigenvalues_ = eigenvalues
         self.eigenvectors_ = alphas / np.sqrt(eigenvalues)
         self.embedding_ = alphas * np.sqrt(eigenvalues)
@@ -139,8 +140,7 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         Costs one kernel evaluation per training point for each new point, O(N) kernel
         evaluations and O(N · n_components) further operations per point.
         """
-        check_is_fitted(self)
-        X = check_n_features(X, self.X_fit_.shape[1])
+        X = check_transform_input(self, X)
         K_new = centre_new_rows(
             self._kernel(X, self.X_fit_), self.kernel_column_means_, self.kernel_mean_
         )

@@ -6,11 +6,11 @@ book/06_laplacian_eigenmaps. The method is due to Belkin and Niyogi (2003).
 """
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.linalg import eigh
-from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from dr_lib._linalg import ITERATIVE_MIN_SIZE, fix_signs
+from dr_lib._linalg import ITERATIVE_MIN_SIZE, bottom_eigenpairs, fix_signs
 from dr_lib._validation import (
     check_array,
     check_connected,
@@ -19,7 +19,7 @@ from dr_lib._validation import (
     check_n_neighbors,
     check_positive,
 )
-from dr_lib.graphs import degree_matrix, knn_graph, laplacian
+from dr_lib.graphs import _degrees, _kneighbors, _knn_graph, _symmetric_laplacian
 
 __all__ = [
     "binary_weights",
@@ -30,13 +30,9 @@ __all__ = [
 ]
 
 #: Shift of the shift-invert Lanczos iteration: slightly below the exact eigenvalue 0 of a
-#: graph Laplacian, so that L - σI is non-singular (the value scikit-learn uses).
+#: graph Laplacian, so that L - σI is non-singular (the value scikit-learn's
+#: SpectralEmbedding uses for its "amg" solver).
 SHIFT = -1e-5
-
-#: Shift-invert Lanczos converges in a few dozen iterations on a well-connected graph.
-#: When it does not within this many, the graph is nearly disconnected (e.g. a heat kernel
-#: with a tiny t leaves many eigenvalues near 0), and the dense solver takes over.
-MAX_LANCZOS_ITER = 100
 
 
 def binary_weights(graph):
@@ -94,26 +90,6 @@ def default_heat_parameter(graph):
     return float(squared.mean())
 
 
-def _sparse_bottom(L_sym, k):
-    """The ``k`` smallest eigenpairs of a sparse Laplacian by shift-invert Lanczos.
-
-    Falls back to :func:`_dense_bottom` if Lanczos has not converged after
-    ``MAX_LANCZOS_ITER`` iterations.
-    """
-    start = np.random.default_rng(0).uniform(-1, 1, L_sym.shape[0])
-    try:
-        return eigsh(
-            L_sym.tocsc(),
-            k=k,
-            sigma=SHIFT,
-            which="LM",
-            v0=start,
-            maxiter=MAX_LANCZOS_ITER,
-        )
-    except ArpackNoConvergence:
-        return _dense_bottom(L_sym, k)
-
-
 def _dense_bottom(L_sym, k):
     """The ``k`` smallest eigenpairs of a Laplacian by LAPACK, exactly."""
     return eigh(L_sym.toarray(), subset_by_index=(0, k - 1))
@@ -141,13 +117,17 @@ def generalized_bottom_eigenpairs(W, k):
     F : ndarray of shape (n, k)
         The generalised eigenvectors as columns, signs fixed by ``fix_signs``.
     """
-    L_sym = laplacian(W, kind="symmetric")
-    solve = _dense_bottom if W.shape[0] <= ITERATIVE_MIN_SIZE else _sparse_bottom
-    eigenvalues, U = solve(L_sym, k)
-    order = np.argsort(eigenvalues)
-    inv_sqrt_degree = 1.0 / np.sqrt(degree_matrix(W).diagonal())
-    F = inv_sqrt_degree[:, None] * U[:, order]
-    return eigenvalues[order], fix_signs(F)
+    W = sp.csr_matrix(W, dtype=np.float64)
+    degrees = _degrees(W)
+    L_sym = _symmetric_laplacian(W, degrees)
+    if W.shape[0] <= ITERATIVE_MIN_SIZE:
+        eigenvalues, U = _dense_bottom(L_sym, k)
+    else:
+        eigenvalues, U = bottom_eigenpairs(
+            L_sym, k, shift=SHIFT, what="the normalised Laplacian"
+        )
+    F = U / np.sqrt(degrees)[:, None]
+    return eigenvalues, fix_signs(F)
 
 
 class LaplacianEigenmaps(TransformerMixin, BaseEstimator):
@@ -183,6 +163,8 @@ class LaplacianEigenmaps(TransformerMixin, BaseEstimator):
         λ_1 ≤ ... ≤ λ_{n_components} of the kept eigenvectors (λ_0 = 0 is dropped).
     t_ : float or None
         The heat-kernel width used (None for binary weights).
+    n_features_in_ : int
+        Number of features seen in :meth:`fit`.
 
     Notes
     -----
@@ -212,10 +194,12 @@ class LaplacianEigenmaps(TransformerMixin, BaseEstimator):
             self.n_components, name="n_components", high=len(X) - 2
         )
         check_in(self.weights, ("heat", "binary"), name="weights")
-        graph = knn_graph(X, n_neighbors, mode="distance", symmetrize="max")
+        _, neighbors = _kneighbors(X, n_neighbors)
+        graph = _knn_graph(X, neighbors, mode="distance", symmetrize="max")
         check_connected(graph, n_neighbors=n_neighbors)
         W, self.t_ = self._affinity(graph)
         eigenvalues, F = generalized_bottom_eigenpairs(W, n_components + 1)
+        self.n_features_in_ = X.shape[1]
         self.affinity_matrix_ = W
         self.eigenvalues_ = eigenvalues[1:]
         self.embedding_ = F[:, 1:]

@@ -10,21 +10,20 @@ that [B] names. See book/05_lle.
 import numpy as np
 from scipy.linalg import eigh, qr, svd
 from scipy.sparse import coo_matrix
-from scipy.sparse.linalg import eigsh
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.neighbors import NearestNeighbors
-from sklearn.utils.validation import check_is_fitted
 
-from dr_lib._linalg import fix_signs
+from dr_lib._linalg import bottom_eigenpairs, fix_signs
 from dr_lib._validation import (
     check_array,
     check_in,
     check_integer,
     check_n_components,
-    check_n_features,
+    check_n_neighbors,
+    check_neighbor_indices,
     check_positive,
+    check_transform_input,
 )
-from dr_lib.graphs import kneighbors
+from dr_lib.graphs import _kneighbors
 
 __all__ = [
     "barycenter_weights",
@@ -86,14 +85,7 @@ def barycenter_weights(X, neighbors, reg=1e-3):
         Row i holds the weights of ``X[neighbors[i]]``; every row sums to one.
     """
     X = check_array(X)
-    neighbors = np.asarray(neighbors)
-    check_integer(neighbors.shape[1] if neighbors.ndim == 2 else 0, name="n_neighbors")
-    if neighbors.shape[0] != len(X) or neighbors.dtype.kind not in "iu":
-        raise ValueError(
-            f"neighbors must be an integer array with one row per sample ({len(X)}); got "
-            f"shape {neighbors.shape} and dtype {neighbors.dtype}. Pass the indices "
-            f"returned by dr_lib.graphs.kneighbors."
-        )
+    neighbors = check_neighbor_indices(neighbors, len(X))
     reg = check_positive(reg, name="reg", strict=False)
     return _affine_weights(X, X[neighbors], reg)
 
@@ -202,7 +194,32 @@ def embedding_matrix(X, neighbors, n_components, *, reg=1e-3, method="standard")
     For "standard", M = (I − W)ᵀ(I − W) ([W] 式(10.31), [T] (10-26) with samples as
     rows). Every method's M is symmetric positive semi-definite and maps the constant
     vector to zero. See book/05_lle.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    neighbors : array-like of int, shape (n_samples, n_neighbors)
+        ``neighbors[i]`` are the indices of the neighbours of ``X[i]`` (itself excluded).
+    n_components : int
+        Target dimension, at most ``n_features``.
+    reg : float, default=1e-3
+        Regularisation of the local Gram matrices ("standard" and "modified").
+    method : {"standard", "modified", "hessian", "ltsa"}, default="standard"
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (n_samples, n_samples)
     """
+    X = check_array(X)
+    neighbors = check_neighbor_indices(neighbors, len(X))
+    method = check_in(method, METHODS, name="method")
+    n_components = check_n_components(n_components, X.shape[1])
+    reg = check_positive(reg, name="reg", strict=False)
+    return _embedding_matrix(X, neighbors, n_components, reg, method)
+
+
+def _embedding_matrix(X, neighbors, n_components, reg, method):
+    """:func:`embedding_matrix` for validated arguments."""
     with_self = np.hstack([np.arange(len(X))[:, None], neighbors])
     if method == "standard":
         index_sets, blocks = with_self, _standard_blocks(X, neighbors, reg)
@@ -224,20 +241,18 @@ def bottom_eigenvectors(M, n_components):
     The bottom pair (eigenvalue 0, the constant vector) is dropped. Dense LAPACK for up to
     ``DENSE_MAX_SAMPLES`` rows; above, ARPACK in shift-invert mode around a small negative
     shift (M − σI is then positive definite, so its factorisation never meets the exact
-    zero eigenvalue), from a fixed start vector. Returns ``(eigenvalues, vectors)``,
+    zero eigenvalue), from a fixed start vector, and LAPACK after all when Lanczos does not
+    converge (:func:`dr_lib._linalg.bottom_eigenpairs`). Returns ``(eigenvalues, vectors)``,
     increasing, signs fixed by :func:`dr_lib._linalg.fix_signs`.
     """
     n = M.shape[0]
     if n <= DENSE_MAX_SAMPLES:
         values, vectors = eigh(M.toarray(), subset_by_index=(1, n_components))
     else:
-        start = np.random.default_rng(0).uniform(-1, 1, n)
-        shift = -1e-6 * abs(M.diagonal()).max()
-        values, vectors = eigsh(
-            M.tocsc(), k=n_components + 1, sigma=shift, which="LM", v0=start
+        values, vectors = bottom_eigenpairs(
+            M, n_components + 1, what="the LLE matrix M (set by n_neighbors and reg)"
         )
-        order = np.argsort(values)[1:]
-        values, vectors = values[order], vectors[:, order]
+        values, vectors = values[1:], vectors[:, 1:]
     return values, fix_signs(vectors)
 
 
@@ -266,7 +281,9 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
     eigenvalues_ : ndarray of shape (n_components,)
         The kept eigenvalues of M, increasing.
     X_fit_ : ndarray of shape (n_samples, n_features)
-        The training points, needed by :meth:`transform`.
+        The estimator's own copy of the training points, needed by :meth:`transform`.
+    n_features_in_ : int
+        Number of features seen in :meth:`fit`.
     """
 
     def __init__(self, n_neighbors=5, n_components=2, *, reg=1e-3, method="standard"):
@@ -276,7 +293,10 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         self.method = method
 
     def _check_params(self, X):
-        """Validate the parameters against ``X``; return (n_neighbors, n_components, reg)."""
+        """Validate the parameters against ``X``.
+
+        Returns ``(n_neighbors, n_components, reg, method)``.
+        """
         method = check_in(self.method, METHODS, name="method")
         n_components = check_n_components(self.n_components, X.shape[1])
         check_integer(n_components, name="n_components", high=len(X) - 2)
@@ -284,19 +304,21 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
             "hessian": n_components * (n_components + 3) // 2 + 1,
             "modified": n_components,
         }.get(method, 1)
-        n_neighbors = check_integer(self.n_neighbors, name="n_neighbors", low=low)
+        check_integer(self.n_neighbors, name="n_neighbors", low=low)
+        n_neighbors = check_n_neighbors(self.n_neighbors, len(X))
         reg = check_positive(self.reg, name="reg", strict=False)
-        return n_neighbors, n_components, reg
+        return n_neighbors, n_components, reg, method
 
     def fit(self, X, y=None):
         """Find neighbours, build M, keep its bottom eigenvectors; ``y`` is ignored."""
-        X = check_array(X, min_samples=3)
-        n_neighbors, n_components, reg = self._check_params(X)
-        _, neighbors = kneighbors(X, n_neighbors)
-        M = embedding_matrix(X, neighbors, n_components, reg=reg, method=self.method)
+        X = check_array(X, min_samples=3, copy=True)  # X_fit_ keeps it: our own copy
+        n_neighbors, n_components, reg, method = self._check_params(X)
+        _, neighbors = _kneighbors(X, n_neighbors)
+        M = _embedding_matrix(X, neighbors, n_components, reg, method)
         self.eigenvalues_, self.embedding_ = bottom_eigenvectors(M, n_components)
         self.reconstruction_error_ = float(self.eigenvalues_.sum())
         self.X_fit_ = X
+        self.n_features_in_ = X.shape[1]
         return self
 
     def fit_transform(self, X, y=None):
@@ -310,9 +332,7 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         :func:`barycenter_weights` with this estimator's ``reg`` ([T] (10-19) applied to a
         new point), for every method.
         """
-        check_is_fitted(self)
-        X = check_n_features(X, self.X_fit_.shape[1])
-        index = NearestNeighbors(n_neighbors=self.n_neighbors).fit(self.X_fit_)
-        neighbors = index.kneighbors(X, return_distance=False)
+        X = check_transform_input(self, X)
+        _, neighbors = _kneighbors(self.X_fit_, self.n_neighbors, query=X)
         weights = _affine_weights(X, self.X_fit_[neighbors], self.reg)
         return np.einsum("nk,nkc->nc", weights, self.embedding_[neighbors])

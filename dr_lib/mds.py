@@ -13,7 +13,7 @@ from scipy.sparse.linalg import eigsh
 from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from dr_lib._linalg import double_centre, top_eigenpairs
+from dr_lib._linalg import double_centre, double_centre_inplace, top_eigenpairs
 from dr_lib._validation import (
     check_array,
     check_in,
@@ -51,9 +51,17 @@ def double_centering(D2):
     return _inner_products(check_square_dissimilarity(D2, name="D2", squared=True))
 
 
-def _inner_products(D2):
-    """B = -1/2 J D2 J for squared distances that are already validated."""
-    return -0.5 * double_centre(D2)
+def _inner_products(D2, *, overwrite=False):
+    """B = -1/2 J D2 J for squared distances that are already validated.
+
+    ``overwrite=True`` computes B in the memory of ``D2``, for a matrix of squared
+    distances that the caller has just made and does not need again.
+    """
+    if not overwrite:
+        return -0.5 * double_centre(D2)
+    double_centre_inplace(D2)
+    D2 *= -0.5
+    return D2
 
 
 def _smallest_eigenvalue(B):
@@ -101,12 +109,13 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
     eigenvalues_ : ndarray of shape (n_components,)
         The ``n_components`` largest eigenvalues of B, in decreasing order (the squared
         norms of the embedding's columns when they are positive).
-    smallest_eigenvalue_ : float
+    smallest_eigenvalue_ : float or None
         The smallest eigenvalue of B. The dissimilarities are Euclidean (realisable by
         points in some R^p) exactly when B is positive semi-definite, so a clearly negative
         value (compared with ``eigenvalues_[0]``) reports a non-Euclidean input. Computed
         exactly for n <= 200 and above that by Lanczos iteration
-        (``scipy.sparse.linalg.eigsh``) to a relative accuracy of 1e-6.
+        (``scipy.sparse.linalg.eigsh``) to a relative accuracy of 1e-6. None in the
+        ``mds_`` of an ``Isomap``, which skips this eigen-solve.
     dissimilarity_matrix_ : ndarray of shape (n_samples, n_samples)
         The distances used.
     n_features_in_ : int
@@ -134,14 +143,18 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
         return tags
 
     def _distances(self, X):
-        """The validated (n, n) distance matrix for ``X``."""
+        """The validated (n, n) distance matrix for ``X``, owned by the estimator."""
         dissimilarity = check_in(
             self.dissimilarity, ("euclidean", "precomputed"), name="dissimilarity"
         )
+        if dissimilarity == "precomputed":
+            D = check_square_dissimilarity(
+                X, name="X (precomputed distances)", min_samples=2, copy=True
+            )
+            self.n_features_in_ = D.shape[1]
+            return D
         X = check_array(X, min_samples=2)
         self.n_features_in_ = X.shape[1]
-        if dissimilarity == "precomputed":
-            return check_square_dissimilarity(X, name="X (precomputed distances)")
         return cdist(X, X)
 
     def fit(self, X, y=None):
@@ -157,10 +170,20 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
         -------
         self
         """
-        D = self._distances(X)
+        return self._fit_distances(self._distances(X))
+
+    def _fit_distances(self, D, *, smallest=True):
+        """Fit to a validated distance matrix ``D`` that the estimator may keep.
+
+        The algorithm of :meth:`fit` after validation: B = -1/2 J D^(2) J ([T] (10-16)),
+        its top eigenpairs ([T] (10-17)) and Z = V_k Lambda_k^(1/2) ([T] (10-18)).
+        ``Isomap`` calls it with the geodesic distances it has just computed, and with
+        ``smallest=False``: it has no use for the smallest eigenvalue, whose Lanczos run
+        would cost as much as the top eigenpairs (``smallest_eigenvalue_`` is then None).
+        """
         n = len(D)
         k = check_integer(self.n_components, name="n_components", high=n)
-        B = _inner_products(D**2)  # D was validated by _distances
+        B = _inner_products(D**2, overwrite=True)  # D**2 is a new array
         values, vectors = top_eigenpairs(B, k)
         positive = _positive(values, n)
         if not positive.all():
@@ -171,11 +194,11 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
                 f"columns of the non-positive eigenvalues are set to zero; pass "
                 f"n_components={max(int(positive.sum()), 1)} to drop them.",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
         self.dissimilarity_matrix_ = D
         self.eigenvalues_ = values
-        self.smallest_eigenvalue_ = _smallest_eigenvalue(B)
+        self.smallest_eigenvalue_ = _smallest_eigenvalue(B) if smallest else None
         self.embedding_ = vectors * np.sqrt(np.where(positive, values, 0.0))
         return self
 

@@ -11,7 +11,6 @@ leave-one-out k-nearest-neighbour accuracy in the embedding.
 import numpy as np
 from scipy.linalg import orthogonal_procrustes
 from scipy.spatial.distance import cdist
-from sklearn.neighbors import NearestNeighbors
 
 from dr_lib._validation import (
     check_array,
@@ -19,6 +18,7 @@ from dr_lib._validation import (
     check_labels,
     check_n_neighbors,
 )
+from dr_lib.graphs import _kneighbors
 
 
 def procrustes(Y, reference, *, scale=True):
@@ -63,13 +63,18 @@ def procrustes(Y, reference, *, scale=True):
 def _pair(X_high, X_low):
     """Both representations validated, with the same number of samples (at least 3)."""
     X_high = check_array(X_high, name="X_high", min_samples=3)
+    return X_high, _check_embedding(X_high, X_low)
+
+
+def _check_embedding(X_high, X_low):
+    """``X_low`` validated, with as many samples as the validated ``X_high``."""
     X_low = check_array(X_low, name="X_low", min_samples=3)
     if len(X_high) != len(X_low):
         raise ValueError(
             f"X_high has {len(X_high)} samples but X_low has {len(X_low)}; pass the data "
             f"and its embedding with one row per sample in the same order."
         )
-    return X_high, X_low
+    return X_low
 
 
 def _ranks(X):
@@ -85,6 +90,24 @@ def _ranks(X):
     return ranks
 
 
+def _nearest_by_rank(X, k):
+    """Indices of the ``k`` samples of rank 1..k around each sample, as :func:`_ranks` ranks.
+
+    The k nearest other samples, ties at the k-th distance broken by index (the same
+    stable order as :func:`_ranks`), found in O(n²) by a partition instead of a full sort:
+    every sample strictly closer than the k-th distance, then the lowest-indexed samples
+    at exactly that distance. Each row lists its neighbours in increasing index order.
+    """
+    D = cdist(X, X)
+    np.fill_diagonal(D, np.inf)  # a sample is not its own neighbour
+    kth = np.partition(D, k - 1, axis=1)[:, k - 1 : k]
+    closer = D < kth
+    tied = D == kth
+    room = k - closer.sum(axis=1, keepdims=True)
+    chosen = closer | (tied & (np.cumsum(tied, axis=1) <= room))
+    return np.nonzero(chosen)[1].reshape(len(X), k)
+
+
 def _check_rank_k(n_neighbors, n_samples):
     """k for trustworthiness/continuity: 1 <= k < n/2 (the normalisation needs it)."""
     return check_integer(n_neighbors, name="n_neighbors", high=(n_samples - 1) // 2)
@@ -96,8 +119,10 @@ def trustworthiness(X_high, X_low, n_neighbors=10):
     T(k) = 1 - 2 / (n k (2n - 3k - 1)) sum_i sum_{j in U_k(i)} (r(i, j) - k), where
     U_k(i) are the k nearest neighbours of i in ``X_low`` that are not among its k nearest in
     ``X_high`` and r(i, j) is the rank of j among the neighbours of i in ``X_high``
-    (Venna & Kaski, 2001). 1 means no false neighbours. Equal to
-    ``sklearn.manifold.trustworthiness`` (Euclidean). See book/04_isomap.
+    (Venna & Kaski, 2001). 1 means no false neighbours. Tied distances are ranked by
+    sample index in both spaces, so the result is the definition's for any input; without
+    ties it equals ``sklearn.manifold.trustworthiness`` (Euclidean), whose tie-breaking
+    depends on its sort and neighbour search. See book/04_isomap.
 
     Parameters
     ----------
@@ -111,10 +136,14 @@ def trustworthiness(X_high, X_low, n_neighbors=10):
     float in [0, 1]
     """
     X_high, X_low = _pair(X_high, X_low)
+    return _trustworthiness(X_high, X_low, _check_rank_k(n_neighbors, len(X_high)))
+
+
+def _trustworthiness(X_high, X_low, k):
+    """:func:`trustworthiness` of validated arrays and a validated ``k``."""
     n = len(X_high)
-    k = _check_rank_k(n_neighbors, n)
     rank_high = _ranks(X_high)
-    _, low_neighbours = NearestNeighbors(n_neighbors=k).fit(X_low).kneighbors()
+    low_neighbours = _nearest_by_rank(X_low, k)
     penalty = np.take_along_axis(rank_high, low_neighbours, axis=1) - k
     return float(1.0 - 2.0 / (n * k * (2 * n - 3 * k - 1)) * penalty[penalty > 0].sum())
 
@@ -130,7 +159,8 @@ def continuity(X_high, X_low, n_neighbors=10):
     -------
     float in [0, 1]
     """
-    return trustworthiness(X_low, X_high, n_neighbors)
+    X_high, X_low = _pair(X_high, X_low)
+    return _trustworthiness(X_low, X_high, _check_rank_k(n_neighbors, len(X_high)))
 
 
 def coranking_matrix(X_high, X_low):
@@ -218,7 +248,7 @@ def knn_accuracy(X_low, y, *, n_neighbors=5):
     y = check_labels(y, len(X_low))
     k = check_n_neighbors(n_neighbors, len(X_low))
     classes, codes = np.unique(y, return_inverse=True)
-    _, neighbours = NearestNeighbors(n_neighbors=k).fit(X_low).kneighbors()
+    _, neighbours = _kneighbors(X_low, k)
     votes = np.zeros((len(y), len(classes)))
     np.add.at(votes, (np.arange(len(y))[:, None], codes[neighbours]), 1)
     return float(np.mean(np.argmax(votes, axis=1) == codes))
@@ -242,12 +272,15 @@ def quality_table(X_high, embeddings, *, n_neighbors=10):
     """
     import pandas as pd  # only here: importing dr_lib.metrics stays light
 
+    X_high = check_array(X_high, name="X_high", min_samples=3)
+    k = _check_rank_k(n_neighbors, len(X_high))
     rows = {}
     for name, value in embeddings.items():
         Y, seconds = value if isinstance(value, tuple) else (value, None)
+        Y = _check_embedding(X_high, Y)
         rows[name] = {
-            "trustworthiness": trustworthiness(X_high, Y, n_neighbors),
-            "continuity": continuity(X_high, Y, n_neighbors),
+            "trustworthiness": _trustworthiness(X_high, Y, k),
+            "continuity": _trustworthiness(Y, X_high, k),
             "seconds": seconds,
         }
     table = pd.DataFrame.from_dict(rows, orient="index")

@@ -23,33 +23,58 @@ from dr_lib._validation import (
     check_interval,
     check_n_features,
     check_positive,
+    check_transform_input,
 )
 
-__all__ = ["PCA", "SOLVERS"]
+__all__ = ["PCA", "SOLVERS", "MEAN_GUARD"]
 
 #: The two ways of computing the principal directions.
 SOLVERS = ("eigh", "svd")
 
 
-def _eigh_route(Xc, k):
-    """Top ``k`` eigenpairs of the scatter matrix ``Xc.T @ Xc`` ([T] Algorithm 10-1).
+#: The eigen route forms the scatter matrix as XᵀX − N x̄x̄ᵀ, without a centred copy of X.
+#: Its rounding errors are those of XᵀX, larger than those of the centred product by the
+#: factor 1 + N‖x̄‖²/λ₁ at most (λ₁ the largest eigenvalue of the scatter matrix). While
+#: N‖x̄‖² <= MEAN_GUARD · λ₁ (the mean lies within 10 standard deviations of the leading
+#: component from the origin) that costs at most two decimal digits; beyond, PCA centres.
+MEAN_GUARD = 100.0
 
-    Returns the eigenvalues (squared singular values of ``Xc``), in decreasing order, and
-    the eigenvectors as rows. Implements [T] (10-7)/(10-8) and [W] 式(10.17).
+
+def _mean_dominates(mean, n_samples, largest_eigenvalue):
+    """Whether N‖x̄‖² > MEAN_GUARD · λ₁: forming XᵀX would then cost accuracy."""
+    return n_samples * (mean @ mean) > MEAN_GUARD * largest_eigenvalue
+
+
+def _eigh_route(X, mean, k):
+    """Top ``k`` eigenpairs of the scatter matrix ``(X − x̄)ᵀ(X − x̄)`` ([T] Algorithm 10-1).
+
+    Returns the eigenvalues (squared singular values of the centred data), in decreasing
+    order, the eigenvectors as rows, and the trace (the total scatter). Implements [T]
+    (10-7)/(10-8) and [W] 式(10.17). The scatter matrix is computed as XᵀX − N x̄x̄ᵀ, the
+    same matrix without a centred copy of X, unless the mean dominates the spread
+    (:data:`MEAN_GUARD`); then X is centred first.
     """
-    values, vectors = top_eigenpairs(Xc.T @ Xc, k)
-    return np.clip(values, 0.0, None), vectors.T
+    S = X.T @ X
+    S -= len(X) * np.outer(mean, mean)
+    values, vectors = top_eigenpairs(S, k)
+    if _mean_dominates(mean, len(X), values[0]):
+        Xc = X - mean
+        S = Xc.T @ Xc
+        values, vectors = top_eigenpairs(S, k)
+    return np.clip(values, 0.0, None), vectors.T, np.trace(S)
 
 
-def _svd_route(Xc, k):
-    """Top ``k`` squared singular values and right singular vectors of ``Xc``.
+def _svd_route(X, mean, k):
+    """Top ``k`` squared singular values and right singular vectors of the centred data.
 
-    The economical SVD ``Xc = U Σ V^T`` (LAPACK ``gesdd``): the columns of V (the U of the
-    sources, who store samples as columns) are the eigenvectors of the scatter matrix and
-    Σ² its eigenvalues ([T] §10.1, last paragraph; [N]).
+    The economical SVD ``X − x̄ = U Σ V^T`` (LAPACK ``gesdd``): the columns of V (the U of
+    the sources, who store samples as columns) are the eigenvectors of the scatter matrix
+    and Σ² its eigenvalues ([T] §10.1, last paragraph; [N]). Also returns the total
+    scatter, the sum of all Σ².
     """
-    _, s, Vt = svd(Xc, full_matrices=False, check_finite=False)
-    return s[:k] ** 2, fix_signs(Vt[:k].T).T
+    _, s, Vt = svd(X - mean, full_matrices=False, check_finite=False)
+    squares = s**2
+    return squares[:k], fix_signs(Vt[:k].T).T, squares.sum()
 
 
 _ROUTES = {"eigh": _eigh_route, "svd": _svd_route}
@@ -152,26 +177,24 @@ class PCA(TransformerMixin, BaseEstimator):
         return self
 
     def fit_transform(self, X, y=None):
-        """Fit to ``X`` and return its coordinates, reusing the centred data of the fit.
+        """Fit to ``X`` and return its coordinates.
 
         Returns
         -------
         ndarray of shape (n_samples, n_components_)
         """
-        return self._fit(X) @ self.components_.T
+        return self._scores(self._fit(X))
 
     def _fit(self, X):
-        """Fit ([T] Algorithm 10-1) and return the centred data ``X − x̄``."""
+        """Fit ([T] Algorithm 10-1) and return the validated ``X``."""
         X = check_array(X, min_samples=2)
         route = _ROUTES[check_in(self.solver, SOLVERS, name="solver")]
         n_samples, n_features = X.shape
         k_max = min(n_samples, n_features)
         requested = self._requested(k_max)
         self.mean_ = X.mean(axis=0)
-        Xc = X - self.mean_
         n_eig = requested if isinstance(requested, int) else k_max
-        eigenvalues, components = route(Xc, n_eig)
-        total = np.vdot(Xc, Xc)
+        eigenvalues, components, total = route(X, self.mean_, n_eig)
         ratios = eigenvalues / total if total > 0 else np.zeros_like(eigenvalues)
         k = n_eig if isinstance(requested, int) else _n_for_fraction(ratios, requested)
         self.components_ = components[:k]
@@ -181,7 +204,18 @@ class PCA(TransformerMixin, BaseEstimator):
         self.n_components_ = k
         self.n_features_in_ = n_features
         self.n_samples_ = n_samples
-        return Xc
+        return X
+
+    def _scores(self, X):
+        """``(X − x̄) Wᵀ`` for validated ``X``, computed as ``X Wᵀ − x̄ Wᵀ``.
+
+        No centred copy of X, unless the training mean dominates the spread
+        (:data:`MEAN_GUARD`), when the subtraction x̄ Wᵀ would cancel digits.
+        """
+        W = self.components_
+        if _mean_dominates(self.mean_, self.n_samples_, self.singular_values_[0] ** 2):
+            return (X - self.mean_) @ W.T
+        return X @ W.T - self.mean_ @ W.T
 
     def transform(self, X):
         """Coordinates ``z = W^T (x − x̄)`` ([T] (10-1) on centred data), one row per sample.
@@ -190,9 +224,7 @@ class PCA(TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_components_)
         """
-        check_is_fitted(self, "components_")
-        X = check_n_features(X, self.n_features_in_)
-        return (X - self.mean_) @ self.components_.T
+        return self._scores(check_transform_input(self, X))
 
     def inverse_transform(self, Z):
         """Reconstruction ``x̂ = x̄ + W z`` ([T] (10-3)) from coordinates ``Z``.
@@ -201,6 +233,6 @@ class PCA(TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_features)
         """
-        check_is_fitted(self, "components_")
+        check_is_fitted(self)
         Z = check_n_features(Z, self.n_components_, name="Z")
         return Z @ self.components_ + self.mean_

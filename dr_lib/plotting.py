@@ -10,10 +10,17 @@ whole notebook.
 Sizes: no figure is wider than the book's text column (:data:`COLUMN_WIDTH`), so the page
 shows it at 100 % and its 9-point text stays 9 points on screen. Figures with several
 panels come from :func:`subplots` (or :func:`embedding_grid`), which divide that width.
+
+Light and dark pages: figures are drawn with dark ink on a transparent background. The
+book's stylesheet (``_static/house.css``) shows them as they are on a light page and inverts
+their lightness, keeping the hues, on a dark page, so a figure never sits on a grey card.
+Lines and small markers never use Okabe–Ito's yellow, which does not read on white
+(:data:`LINE_COLOURS`); a legend that :func:`curves` places over the data moves outside.
 """
 
 import functools
 import math
+import textwrap
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
@@ -30,7 +37,11 @@ from dr_lib._validation import (
 
 __all__ = [
     "COLUMN_WIDTH",
+    "COLUMN_PIXELS",
     "OKABE_ITO",
+    "YELLOW",
+    "LINE_COLOURS",
+    "MIN_FONT_SIZE",
     "MARKERS",
     "LINESTYLES",
     "HOUSE_STYLE",
@@ -40,8 +51,12 @@ __all__ = [
     "embedding_2d",
     "embedding_grid",
     "curves",
+    "place_legend",
+    "legend_covers_data",
     "image_grid",
     "table",
+    "displacement_map",
+    "neighbourhood_weights",
 ]
 
 #: Okabe & Ito's colour-blind-safe palette (black last, so the first seven are colours).
@@ -56,7 +71,13 @@ OKABE_ITO = [
     "#000000",
 ]
 
-#: Marker shapes: for curves, and for categories beyond the eighth colour.
+#: Okabe–Ito's yellow: kept for filled areas, never for lines or small markers on white.
+YELLOW = "#F0E442"
+
+#: Colours of lines and of small markers (curves, categories): Okabe–Ito without yellow.
+LINE_COLOURS = [colour for colour in OKABE_ITO if colour != YELLOW]
+
+#: Marker shapes: for curves, and for categories beyond the last line colour.
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 #: Line styles, so that curves stay distinguishable in greyscale.
 LINESTYLES = ["-", "--", "-.", ":"]
@@ -64,18 +85,32 @@ LINESTYLES = ["-", "--", "-.", ":"]
 #: At most this many distinct integer or string labels are drawn as categories.
 MAX_CATEGORIES = 10
 
-#: Width of the book's text column in inches: 672 pixels at the house resolution of 110 dpi.
-#: A figure this wide is shown at 100 %; a wider one would be scaled down, text included.
+#: Width of the book's text column in pixels, at a window 1280 pixels wide (measured on the
+#: built page; tests/rendered_site checks that no figure is shown narrower than it is).
+COLUMN_PIXELS = 688
+
+#: Widest figure, in inches, at the house resolution of 110 dpi. The notebook saves a figure
+#: with a tight bounding box and 0.1 in of padding on each side, so a figure this wide
+#: becomes an image of at most :data:`COLUMN_PIXELS` and is shown at 100 %; a wider one
+#: would be scaled down, text included.
 COLUMN_WIDTH = 6.1
 
 #: Default size of a figure with one panel (inches).
 SINGLE_PANEL = (4.8, 3.6)
+
+#: Smallest text size of a house figure, in points, at the size the page shows it.
+MIN_FONT_SIZE = 9
 
 #: rcParams of the house style.
 HOUSE_STYLE = {
     "figure.dpi": 110,
     "savefig.dpi": 110,
     "figure.constrained_layout.use": True,
+    # Transparent: the page's own background shows through, in light and in dark mode.
+    "figure.facecolor": "none",
+    "axes.facecolor": "none",
+    "savefig.facecolor": "none",
+    "savefig.transparent": True,
     "font.size": 10,
     "axes.titlesize": 11,
     "axes.labelsize": 10,
@@ -85,7 +120,7 @@ HOUSE_STYLE = {
     "legend.frameon": False,
     "axes.spines.top": False,
     "axes.spines.right": False,
-    "axes.prop_cycle": mpl.cycler(color=OKABE_ITO),
+    "axes.prop_cycle": mpl.cycler(color=LINE_COLOURS),
     "image.cmap": "viridis",
     "lines.linewidth": 1.6,
     "lines.markersize": 5,
@@ -241,8 +276,9 @@ def _is_categorical(labels):
 
 
 def _category_style(k):
-    """Colour and marker of the ``k``-th category."""
-    return OKABE_ITO[k % len(OKABE_ITO)], MARKERS[(k // len(OKABE_ITO)) % len(MARKERS)]
+    """Colour and marker of the ``k``-th category (small markers: no yellow)."""
+    n = len(LINE_COLOURS)
+    return LINE_COLOURS[k % n], MARKERS[(k // n) % len(MARKERS)]
 
 
 def _draw_categories(ax, Y, labels, s):
@@ -309,7 +345,11 @@ def _annotate(ax, Y, texts):
     """Write ``texts[i]`` next to point ``Y[i]``."""
     for (x, y), text in zip(Y, texts):
         ax.annotate(
-            str(text), (x, y), xytext=(3, 3), textcoords="offset points", fontsize=8
+            str(text),
+            (x, y),
+            xytext=(3, 3),
+            textcoords="offset points",
+            fontsize=MIN_FONT_SIZE,
         )
 
 
@@ -368,9 +408,17 @@ def _panel(value):
     return value, None
 
 
-def _panel_title(name, seconds):
-    """ "name (0.42 s)", or just the name when no time is given."""
-    return name if seconds is None else f"{name} ({seconds:.2f} s)"
+#: Average width of a character of the house font, as a fraction of its size in points.
+_CHAR_WIDTH = 0.6
+
+
+def _panel_title(name, seconds, width):
+    """ "name (0.42 s)", or just the name when no time is given, wrapped onto as many
+    lines as a panel ``width`` inches wide needs, so that neighbouring titles never touch."""
+    text = name if seconds is None else f"{name} ({seconds:.2f} s)"
+    size = mpl.rcParams["axes.titlesize"]
+    size = size if isinstance(size, int | float) else mpl.rcParams["font.size"]
+    return textwrap.fill(text, max(8, int(width * 72 / (_CHAR_WIDTH * size))))
 
 
 @_house_style
@@ -418,7 +466,7 @@ def embedding_grid(panels, labels=None, *, ncols=3, suptitle=None, legend_title=
             None if labels is None else check_labels(labels, len(Y), name="labels")
         )
         key = _draw_embedding(ax, Y, panel_labels, s=4)
-        ax.set(xticks=[], yticks=[], title=_panel_title(name, seconds))
+        ax.set(xticks=[], yticks=[], title=_panel_title(name, seconds, width / ncols))
     for ax in axes.flat[len(panels) :]:
         ax.set_axis_off()
     _add_key(key, legend_title, fig=fig, axes=axes.ravel().tolist())
@@ -445,7 +493,7 @@ def _series(x, name, value):
 def _line_style(k, markers):
     """Colour, line style and marker of the ``k``-th series."""
     return {
-        "color": OKABE_ITO[k % len(OKABE_ITO)],
+        "color": LINE_COLOURS[k % len(LINE_COLOURS)],
         "linestyle": LINESTYLES[k % len(LINESTYLES)],
         "marker": MARKERS[k % len(MARKERS)] if markers else None,
     }
@@ -486,7 +534,9 @@ def curves(
         ``name -> dict`` of ``Axes.plot`` keyword arguments overriding the default style
         of that series (e.g. ``{"theory": {"linestyle": "-", "marker": None}}``).
     legend_loc : str, default="best"
-        Where the legend goes, as matplotlib's ``loc`` (e.g. ``"lower right"``).
+        Where the legend goes, as matplotlib's ``loc`` (e.g. ``"lower right"``). With
+        "best", a legend that would still cover a data point or a line is moved outside,
+        to the right of the axes.
 
     Returns
     -------
@@ -504,8 +554,63 @@ def curves(
     ax.set(xlabel=xlabel, ylabel=ylabel, title=title or "")
     ax.set_xscale("log" if logx else "linear")
     ax.set_yscale("log" if logy else "linear")
-    ax.legend(loc=legend_loc)
+    place_legend(ax, loc=legend_loc)
     return ax
+
+
+def _data_points(ax, samples=24):
+    """Display coordinates of what ``ax`` draws: line vertices (and ``samples`` points on
+    every segment between them) and scatter points."""
+    chunks = [np.empty((0, 2))]
+    for line in ax.get_lines():
+        xy = line.get_transform().transform(np.asarray(line.get_xydata(), dtype=float))
+        xy = xy[np.isfinite(xy).all(axis=1)]
+        if len(xy) > 1:
+            t = np.linspace(0.0, 1.0, samples)[:, None, None]
+            xy = (xy[:-1] * (1 - t) + xy[1:] * t).reshape(-1, 2)
+        chunks.append(xy)
+    for collection in ax.collections:
+        offsets = np.asarray(collection.get_offsets(), dtype=float)
+        if offsets.size:
+            chunks.append(collection.get_offset_transform().transform(offsets))
+    return np.concatenate(chunks)
+
+
+def legend_covers_data(ax):
+    """Whether the legend of ``ax`` hides a data point or a stretch of a line."""
+    legend = ax.get_legend()
+    if legend is None:
+        return False
+    ax.figure.draw_without_rendering()
+    box = legend.get_window_extent()
+    xy = _data_points(ax)
+    inside = (
+        (xy[:, 0] >= box.x0)
+        & (xy[:, 0] <= box.x1)
+        & (xy[:, 1] >= box.y0)
+        & (xy[:, 1] <= box.y1)
+    )
+    return bool(inside.any())
+
+
+@_house_style
+def place_legend(ax, *, loc="best", **kwargs):
+    """Draw the legend of ``ax`` where it hides no data.
+
+    ``loc="best"`` tries matplotlib's best place inside the axes first; if the legend
+    still covers a data point or a line there (:func:`legend_covers_data`), it goes
+    outside, to the right of the axes. Any other ``loc`` is kept as asked.
+
+    Returns
+    -------
+    matplotlib Legend
+    """
+    legend = ax.legend(loc=loc, **kwargs)
+    if loc == "best" and legend_covers_data(ax):
+        legend = ax.legend(
+            loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, **kwargs
+        )
+    return legend
 
 
 # --------------------------------------------------------------------------- images
@@ -613,3 +718,234 @@ def table(frame, caption, *, precision=3):
     precision = check_integer(precision, name="precision", low=0)
     styler = frame.style.set_caption(caption).format(precision=precision)
     return styler.set_uuid("dr")  # the same HTML on every run
+
+
+# -------------------------------------------------------------------- displacements
+
+
+#: Size of a :func:`displacement_map` drawn on its own: the column width, 4:3.
+DISPLACEMENT_MAP_SIZE = (COLUMN_WIDTH, 0.78 * COLUMN_WIDTH)
+
+
+@_house_style
+def displacement_map(
+    reference,
+    moved,
+    *,
+    magnify=1.0,
+    names=None,
+    name_offsets=None,
+    ax=None,
+    xlabel,
+    ylabel,
+    reference_label="reference",
+    moved_label="moved",
+    legend_loc="lower left",
+):
+    """Points and how far each one moved, with the offsets magnified so that they show.
+
+    Each point is a dot at its reference position; a line leads from it to
+    ``reference + magnify * (moved - reference)``, which is marked too. Used for the map
+    of the provincial capitals in book/02_mds, where the MDS positions differ from the true
+    ones by a few kilometres on a map thousands of kilometres wide: drawn as they are, the
+    two sets of dots would cover each other. Both axes get the same scale.
+
+    Parameters
+    ----------
+    reference, moved : array-like of shape (n_points, 2)
+        Positions before and after, in the same units.
+    magnify : float > 0, default=1
+        Factor applied to every offset ``moved - reference``; stated in the legend.
+    names : sequence of str of length n_points, optional
+        Text written next to each reference position.
+    name_offsets : dict, optional
+        ``name -> (dx, dy)`` in points, to move a label away from a close neighbour; the
+        other labels sit at (3, 3), up and to the right of their dot.
+    ax : matplotlib Axes, optional
+        A new figure of the column width if omitted.
+    xlabel, ylabel : str
+        Required: every axis is labelled.
+    reference_label, moved_label : str
+        Legend entries of the two kinds of position.
+    legend_loc : str, default="lower left"
+        Where the legend goes, as matplotlib's ``loc``; pick an empty corner.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    reference = check_n_features(reference, 2, name="reference")
+    moved = check_n_features(moved, 2, name="moved")
+    if moved.shape != reference.shape:
+        raise ValueError(
+            f"moved has shape {moved.shape} but reference has {reference.shape}; pass "
+            f"one moved position per reference position, in the same order."
+        )
+    magnify = check_positive(magnify, name="magnify")
+    name_offsets = dict(name_offsets or {})
+    if names is not None:
+        names = [str(n) for n in check_labels(names, len(reference), name="names")]
+    unknown = sorted(set(name_offsets) - set(names or []))
+    if unknown:
+        raise ValueError(
+            f"name_offsets has keys {unknown} that are not in names; pass offsets only "
+            f"for names that are drawn."
+        )
+    if ax is None:
+        ax = plt.figure(figsize=DISPLACEMENT_MAP_SIZE).add_subplot()
+    shown = reference + magnify * (moved - reference)
+    segments = np.stack([reference, shown], axis=1)
+    ax.add_collection(
+        mpl.collections.LineCollection(segments, colors=OKABE_ITO[5], linewidths=1.2)
+    )
+    ax.scatter(*reference.T, s=14, color=OKABE_ITO[4], label=reference_label, zorder=3)
+    ax.scatter(
+        *shown.T,
+        s=10,
+        color=OKABE_ITO[5],
+        marker="s",
+        label=f"{moved_label} (offset × {magnify:g})",
+        zorder=3,
+    )
+    for name, (x, y) in zip(names or [], reference):
+        ax.annotate(
+            name,
+            (x, y),
+            xytext=name_offsets.get(name, (3, 3)),
+            textcoords="offset points",
+            fontsize=MIN_FONT_SIZE,
+        )
+    ax.set(xlabel=xlabel, ylabel=ylabel)
+    ax.set_aspect("equal", adjustable="datalim")
+    ax.legend(loc=legend_loc, markerscale=1.5)
+    return ax
+
+
+# ------------------------------------------------------------- LLE neighbourhoods
+
+
+def _weight_arc(ax, start, end, colour, width):
+    """A parabola from ``start`` to ``end`` above the line y = 0, a third of its span high;
+    returns its apex."""
+    u = np.linspace(0.0, 1.0, 30)
+    height = abs(end - start) / 3
+    ax.plot(start + u * (end - start), 4 * height * u * (1 - u), color=colour, lw=width)
+    return np.array([(start + end) / 2, height])
+
+
+def _draw_neighbourhood(ax, points, centre, neighbors, weights, norm, cmap):
+    """One panel of :func:`neighbourhood_weights`; ``points`` has shape (n, 1) or (n, 2).
+
+    Each weight is written at the top of its arc (1-D), or next to its neighbour in the
+    plane; neighbours in a row on the same side of the point get their labels on
+    alternate sides of the edge, so that the labels do not collide.
+    """
+    flat = points.shape[1] == 1
+    xy = np.column_stack([points[:, 0], np.zeros(len(points))]) if flat else points
+    ax.scatter(xy[:, 0], xy[:, 1], s=8, color="#999999", linewidths=0, zorder=1)
+    span = np.ptp(xy[np.r_[centre, neighbors]], axis=0).max()
+    directions = xy[neighbors] - xy[centre]
+    order = np.argsort(np.linalg.norm(directions, axis=1))
+    side = np.sign(directions @ directions[order[0]])
+    for p in order:
+        j, w = neighbors[p], weights[p]
+        colour, width = cmap(norm(w)), 1.0 + 3.0 * abs(w) / norm.vmax
+        if flat:
+            where = _weight_arc(ax, xy[centre, 0], xy[j, 0], colour, width)
+            where = where + [0.0, 0.05 * span]
+        else:
+            ax.plot(*xy[[centre, j]].T, color=colour, lw=width, zorder=2)
+            along = directions[p] / np.linalg.norm(directions[p])
+            rank = np.sum(side[order[: list(order).index(p)]] == side[p])
+            normal = (-1) ** rank * np.array([-along[1], along[0]])
+            where = xy[j] + 0.09 * span * normal
+        ax.annotate(f"{w:.2f}", where, ha="center", va="center", fontsize=9)
+    ax.scatter(
+        *xy[neighbors].T, s=24, color="#666666", zorder=3, label="its neighbours"
+    )
+    ax.scatter(*xy[centre], s=60, color=OKABE_ITO[4], zorder=3, label="point $i$")
+    ax.scatter(
+        *(weights @ xy[neighbors]),
+        s=90,
+        marker="x",
+        color=OKABE_ITO[2],
+        linewidths=2,
+        zorder=4,
+        label="its reconstruction from the neighbours",
+    )
+    middle = xy[np.r_[centre, neighbors]].mean(0)
+    half = 0.8 * span
+    ax.set_xlim(middle[0] - half, middle[0] + half)
+    if flat:
+        ax.set_ylim(-0.2 * span, 0.5 * span)
+        ax.set_yticks([])
+        ax.spines["left"].set_visible(False)
+    else:
+        ax.set_ylim(middle[1] - half, middle[1] + half)
+        ax.set_aspect("equal", adjustable="box")
+
+
+@_house_style
+def neighbourhood_weights(
+    X, centre, neighbors, weights, *, Z=None, titles=("data", "embedding")
+):
+    """One point, its neighbours and its reconstruction weights, drawn on the data.
+
+    The picture behind locally linear embedding (book/05_lle, [T] (10-19)): an edge from
+    point ``centre`` to each neighbour, coloured and thickened by the weight w_ij on a
+    diverging scale centred at zero, the weight written next to it; the point itself
+    (blue dot) and its reconstruction Σ_j w_ij x_j (green cross). With ``Z``, a second
+    panel applies the same weights to the embedding, where LLE asks them to rebuild z_i.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, 2)
+        Planar data (e.g. a curve in the plane).
+    centre : int
+        Index of the point whose neighbourhood is drawn.
+    neighbors : array-like of int, shape (k,)
+        Indices of its neighbours.
+    weights : array-like of shape (k,)
+        The weight of each neighbour (e.g. a row of ``lle.barycenter_weights``).
+    Z : array-like of shape (n_samples,) or (n_samples, 2), optional
+        An embedding of the same points; a 1-D one is drawn on a line, its edges as arcs.
+    titles : tuple of str, default=("data", "embedding")
+        Titles of the two panels.
+
+    Returns
+    -------
+    matplotlib Figure
+    """
+    X = check_n_features(X, 2, name="X")
+    centre = check_integer(centre, name="centre", low=0, high=len(X) - 1)
+    neighbors = check_vector(neighbors, name="neighbors")
+    neighbors = np.array(
+        [
+            check_integer(j, name=f"neighbors[{p}]", low=0, high=len(X) - 1)
+            for p, j in enumerate(neighbors)
+        ]
+    )
+    weights = check_vector(weights, name="weights", n=len(neighbors))
+    panels = [X]
+    if Z is not None:
+        if np.ndim(Z) == 1:
+            panels.append(check_vector(Z, name="Z", n=len(X))[:, None])
+        else:
+            panels.append(check_n_features(Z, 2, name="Z"))
+            check_vector(panels[1][:, 0], name="Z", n=len(X))
+    limit = np.abs(weights).max() or 1.0
+    norm, cmap = mpl.colors.Normalize(-limit, limit), mpl.colormaps["PuOr"]
+    fig, axes = plt.subplots(
+        1,
+        len(panels),
+        squeeze=False,
+        figsize=(COLUMN_WIDTH, 0.55 * COLUMN_WIDTH if len(panels) == 2 else 3.6),
+    )
+    for ax, points, title in zip(axes[0], panels, titles):
+        _draw_neighbourhood(ax, points, centre, neighbors, weights, norm, cmap)
+        ax.set_title(title)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=3)
+    mappable = mpl.cm.ScalarMappable(norm=norm, cmap=cmap)
+    fig.colorbar(mappable, ax=axes.ravel().tolist(), label="weight $w_{ij}$")
+    return fig

@@ -70,6 +70,16 @@ class Check:
     def _repr_markdown_(self):
         return f"✔ `{self.label}`  ({self.detail})"
 
+    def _repr_html_(self):
+        """The line of :meth:`__repr__`, its mark styled by the book (class dr-check)."""
+        return f'<div class="dr-check">{self._html_line()}</div>'
+
+    def _html_line(self):
+        return (
+            f'<span class="dr-check-mark">✔</span> {html.escape(self.label)}  '
+            f"({html.escape(self.detail)})"
+        )
+
 
 class CheckList(tuple):
     """Several passed checks shown as one folded block: a summary line, details on demand.
@@ -96,9 +106,12 @@ class CheckList(tuple):
         return "\n".join([self.summary, *(f"  {check!r}" for check in self)])
 
     def _repr_html_(self):
-        rows = "\n".join(html.escape(repr(check)) for check in self)
+        rows = "\n".join(check._html_line() for check in self)
+        summary = html.escape(self.summary).replace(
+            "✔", '<span class="dr-check-mark">✔</span>', 1
+        )
         return (
-            f'<details class="dr-checks"><summary>{html.escape(self.summary)}</summary>'
+            f'<details class="dr-checks"><summary>{summary}</summary>'
             f'<pre class="dr-checks-body">{rows}</pre></details>'
         )
 

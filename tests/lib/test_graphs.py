@@ -169,3 +169,23 @@ def test_laplacian_isolated_vertex_and_bad_kind():
     np.testing.assert_allclose(rw, [[1, -1, 0], [-1, 1, 0], [0, 0, 1]])
     with pytest.raises(ValueError, match="kind"):
         graphs.laplacian(W, kind="normalized")
+
+
+def test_kneighbors_of_query_points_match_sklearn():
+    Q = rng.normal(size=(7, 4))
+    distances, indices = graphs.kneighbors(X, 5, query=Q)
+    ref_d, ref_i = NearestNeighbors(n_neighbors=5).fit(X).kneighbors(Q)
+    np.testing.assert_array_equal(indices, ref_i)
+    np.testing.assert_allclose(distances, ref_d, atol=1e-12)
+    # a query point that is a sample finds that sample first, at distance 0
+    distances, indices = graphs.kneighbors(X, 3, query=X[[4, 9]])
+    np.testing.assert_array_equal(indices[:, 0], [4, 9])
+    np.testing.assert_array_equal(distances[:, 0], 0.0)
+    assert graphs.kneighbors(X, 60, query=Q)[1].shape == (7, 60)  # k = n is allowed
+
+
+def test_kneighbors_query_is_validated():
+    with pytest.raises(ValueError, match="query must have exactly 4 columns"):
+        graphs.kneighbors(X, 3, query=np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="n_neighbors=61"):
+        graphs.kneighbors(X, 61, query=X[:2])

@@ -145,7 +145,7 @@ def test_linear_kernel_pca_matches_pca_on_random_shapes(n, d, seed):
         ({}, [[1.0, 2.0]], "at least 2"),
         ({"n_components": 0}, X_TRAIN, "n_components"),
         ({"n_components": 500}, X_TRAIN, "n_components"),
-        ({"n_components": 6, "kernel": "linear"}, X_TRAIN, "positive eigenvalues"),
+        ({"n_components": 6, "kernel": "linear"}, X_TRAIN, "non-zero eigenvalues"),
         ({"kernel": "sigmoid"}, X_TRAIN, "kernel"),
         ({"gamma": -1.0}, X_TRAIN, "gamma"),
         ({"kernel": "poly", "degree": 2.5}, X_TRAIN, "degree"),
@@ -160,7 +160,61 @@ def test_bad_input_raises_value_error(kwargs, X, message):
 
 def test_transform_checks_its_input():
     fitted = KernelPCA(2).fit(X_TRAIN)
-    with pytest.raises(ValueError, match="5 columns"):
+    with pytest.raises(ValueError, match="3 features, but KernelPCA is expecting 5"):
         fitted.transform(X_NEW[:, :3])
     with pytest.raises(ValueError, match="not fitted"):
         KernelPCA(2).transform(X_NEW)
+
+
+# ------------------------------------------------------------- n_components=None
+
+
+def test_nonzero_rule_is_sklearns():
+    """The zero threshold is scikit-learn's _check_psd_eigenvalues, entry by entry."""
+    from sklearn.utils.validation import _check_psd_eigenvalues
+
+    from dr_lib._linalg import nonzero_eigenvalues
+
+    values = np.array([4.0, 1.0, 4e-11, 4.1e-12, 3.9e-12, 1e-15, 0.0, -1e-14])
+    expected = _check_psd_eigenvalues(values.copy()) > 0
+    np.testing.assert_array_equal(nonzero_eigenvalues(values), expected)
+    assert (
+        expected.tolist() == [True] * 4 + [False] * 4
+    )  # the cut falls inside the list
+
+
+CIRCLE = (
+    np.column_stack([np.cos(np.linspace(0, 6, 40)), np.sin(np.linspace(0, 6, 40))])
+    * np.linspace(1, 2, 40)[:, None]
+)
+
+
+@pytest.mark.parametrize(
+    "X, kernel, params, expected",
+    [
+        (X_TRAIN, "linear", {}, 5),  # rank of the centred data
+        # degree exactly 2 in 2-D (c0 = 0): x², xy, y², three features
+        (CIRCLE, "poly", {"gamma": 1.0, "degree": 2, "coef0": 0.0}, 3),
+        # degree at most 2 (c0 > 0): six monomials, minus the constant after centring
+        (CIRCLE, "poly", {"gamma": 1.0, "degree": 2, "coef0": 1.0}, 5),
+        (X_TRAIN, "rbf", PARAMS["rbf"], None),  # full rank up to the threshold
+    ],
+)
+def test_n_components_none_keeps_every_nonzero_component_as_sklearn(
+    X, kernel, params, expected
+):
+    ours = KernelPCA(None, kernel=kernel, **params).fit(X)
+    theirs = SkKernelPCA(None, kernel=kernel, eigen_solver="dense", **params).fit(X)
+    # The test's premise: no eigenvalue of the centred kernel lies within a factor 10
+    # of the threshold 1e-12 λ_max, where round-off could split the two implementations.
+    J = centering_matrix(len(X))
+    K = pairwise.pairwise_kernels(X, metric=kernel, **params)
+    spectrum = np.linalg.eigvalsh(J @ K @ J)
+    ratio = spectrum / spectrum.max()
+    assert not np.any((ratio > 1e-13) & (ratio < 1e-11))
+    assert ours.n_components_ == len(theirs.eigenvalues_) == np.sum(ratio >= 1e-12)
+    if expected is not None:
+        assert ours.n_components_ == expected
+    np.testing.assert_allclose(ours.eigenvalues_, theirs.eigenvalues_, rtol=1e-7)
+    new = X_NEW[:, : X.shape[1]]
+    assert_close_up_to_sign(ours.transform(new), theirs.transform(new), atol=1e-6)

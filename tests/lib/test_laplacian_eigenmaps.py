@@ -18,11 +18,11 @@ from scipy.sparse.linalg import ArpackNoConvergence
 from sklearn.manifold import SpectralEmbedding
 from sklearn.neighbors import kneighbors_graph
 
-from dr_lib import LaplacianEigenmaps
+from dr_lib import LaplacianEigenmaps, _linalg
 from dr_lib.graphs import degree_matrix, knn_graph, laplacian
 from dr_lib.laplacian_eigenmaps import (
+    SHIFT,
     _dense_bottom,
-    _sparse_bottom,
     binary_weights,
     default_heat_parameter,
     generalized_bottom_eigenpairs,
@@ -112,7 +112,7 @@ def test_dense_and_sparse_solvers_agree():
     W = LaplacianEigenmaps(8).fit(X_LARGE).affinity_matrix_
     L_sym = laplacian(W, kind="symmetric")
     values_dense, U_dense = _dense_bottom(L_sym, 4)
-    values_sparse, U_sparse = _sparse_bottom(L_sym, 4)
+    values_sparse, U_sparse = _linalg.bottom_eigenpairs_sparse(L_sym, 4, shift=SHIFT)
     np.testing.assert_allclose(np.sort(values_sparse), values_dense, atol=1e-10)
     assert np.max(subspace_angles(U_dense, U_sparse)) < 1e-7
 
@@ -195,17 +195,24 @@ def test_all_duplicates_need_an_explicit_t():
     assert sp.issparse(W) and np.all(W.data == 1.0)
 
 
-def test_sparse_solver_falls_back_to_dense_when_lanczos_stalls(monkeypatch):
-    import dr_lib.laplacian_eigenmaps as module
+def _stalled(*args, **kwargs):
+    raise ArpackNoConvergence("no convergence", np.zeros(0), np.zeros((600, 0)))
 
+
+def test_sparse_solver_falls_back_to_dense_when_lanczos_stalls(monkeypatch):
     W = LaplacianEigenmaps(8).fit(X_LARGE).affinity_matrix_
     L_sym = laplacian(W, kind="symmetric")
-
-    def stalled(*args, **kwargs):
-        raise ArpackNoConvergence("no convergence", np.zeros(0), np.zeros((600, 0)))
-
-    monkeypatch.setattr(module, "eigsh", stalled)
-    values, U = _sparse_bottom(L_sym, 3)
+    monkeypatch.setattr(_linalg, "bottom_eigenpairs_sparse", _stalled)
+    values, U = _linalg.bottom_eigenpairs(L_sym, 3, shift=SHIFT)
     values_dense, U_dense = _dense_bottom(L_sym, 3)
     np.testing.assert_array_equal(values, values_dense)
     np.testing.assert_array_equal(U, U_dense)
+
+
+def test_a_stalled_solver_on_a_large_matrix_asks_for_more_neighbours(monkeypatch):
+    W = LaplacianEigenmaps(8).fit(X_LARGE).affinity_matrix_
+    L_sym = laplacian(W, kind="symmetric")
+    monkeypatch.setattr(_linalg, "bottom_eigenpairs_sparse", _stalled)
+    monkeypatch.setattr(_linalg, "DENSE_FALLBACK_MAX", 100)
+    with pytest.raises(ValueError, match="increase n_neighbors"):
+        _linalg.bottom_eigenpairs(L_sym, 3, what="the normalised Laplacian")

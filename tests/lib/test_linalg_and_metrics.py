@@ -5,7 +5,13 @@ import pytest
 from scipy.stats import special_ortho_group
 
 from dr_lib import metrics
-from dr_lib._linalg import centering_matrix, double_centre, fix_signs, top_eigenpairs
+from dr_lib._linalg import (
+    centering_matrix,
+    double_centre,
+    double_centre_inplace,
+    fix_signs,
+    top_eigenpairs,
+)
 
 rng = np.random.default_rng(1)
 
@@ -16,6 +22,16 @@ def test_double_centre_equals_J_M_J():
     np.testing.assert_allclose(double_centre(M), J @ M @ J, atol=1e-12)
     np.testing.assert_allclose(double_centre(M).sum(axis=0), 0, atol=1e-12)
     np.testing.assert_allclose(double_centre(M).sum(axis=1), 0, atol=1e-12)
+
+
+def test_double_centre_inplace_overwrites_with_J_M_J_and_returns_column_means():
+    M = rng.normal(size=(7, 7))  # not symmetric: row and column means differ
+    expected = centering_matrix(7) @ M @ centering_matrix(7)
+    column_means = M.mean(axis=0)
+    work = M.copy()
+    returned = double_centre_inplace(work)
+    np.testing.assert_allclose(work, expected, atol=1e-12)
+    np.testing.assert_allclose(returned, column_means, atol=1e-15)
 
 
 def test_centering_matrix_is_a_symmetric_projection():

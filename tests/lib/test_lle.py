@@ -4,11 +4,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.linalg import subspace_angles
+from scipy.sparse.linalg import ArpackNoConvergence
 from scipy.stats import special_ortho_group
 from sklearn.manifold import LocallyLinearEmbedding as SkLLE
 from sklearn.manifold._locally_linear import barycenter_weights as sk_barycenter_weights
 
-from dr_lib import LocallyLinearEmbedding
+from dr_lib import LocallyLinearEmbedding, _linalg, datasets
 from dr_lib.graphs import kneighbors
 from dr_lib.lle import DENSE_MAX_SAMPLES, barycenter_weights, embedding_matrix
 from dr_lib.metrics import procrustes
@@ -137,5 +139,33 @@ def test_duplicate_points_are_allowed():
 
 
 def test_transform_checks_the_number_of_features():
-    with pytest.raises(ValueError, match="exactly 4 columns"):
+    with pytest.raises(ValueError, match="2 features, but LocallyLinearEmbedding is"):
         LocallyLinearEmbedding(10, 2).fit(X).transform(np.ones((3, 2)))
+
+
+def test_embedding_matrix_validates_its_arguments():
+    _, neighbors = kneighbors(X, 6)
+    M = embedding_matrix(X, neighbors, 2)
+    assert M.shape == (len(X), len(X))
+    with pytest.raises(ValueError, match="neighbors must hold indices"):
+        embedding_matrix(X, neighbors + len(X), 2)
+    with pytest.raises(ValueError, match="method='pca' is not one of"):
+        embedding_matrix(X, neighbors, 2, method="pca")
+    with pytest.raises(
+        ValueError, match="n_components=9 must not exceed the number of features"
+    ):
+        embedding_matrix(X, neighbors, 9)
+
+
+def test_lanczos_that_stalls_falls_back_to_the_dense_solver(monkeypatch):
+    # Badly sampled rolls give M several eigenvalues at 0, where shift-invert Lanczos can
+    # stall (e.g. swiss_roll(2000, random_state=7) with 5 neighbours); the fit must still
+    # return the bottom eigenvectors, from LAPACK.
+    def stalled(*args, **kwargs):
+        raise ArpackNoConvergence("no convergence", np.zeros(0), np.zeros((0, 0)))
+
+    X, _ = datasets.swiss_roll(DENSE_MAX_SAMPLES + 100, random_state=0)
+    expected = LocallyLinearEmbedding(10, 2).fit_transform(X)
+    monkeypatch.setattr(_linalg, "bottom_eigenpairs_sparse", stalled)
+    fallback = LocallyLinearEmbedding(10, 2).fit_transform(X)
+    assert np.max(subspace_angles(expected, fallback)) < 1e-6

@@ -32,9 +32,50 @@ def test_trustworthiness_equals_sklearn_on_generated_shapes(n, d, seed):
     assert abs(metrics.trustworthiness(A, B, k) - ref) < 1e-12
 
 
-def test_continuity_is_trustworthiness_with_roles_exchanged():
-    assert metrics.continuity(X, Y, 10) == metrics.trustworthiness(Y, X, 10)
-    assert metrics.continuity(X, Y, 10) != metrics.trustworthiness(X, Y, 10)
+def _continuity_from_the_definition(X_high, X_low, k):
+    """Venna & Kaski's continuity, written out: penalise the extrusions.
+
+    For each point i, V_k(i) holds the points among its k nearest in X_high that are not
+    among its k nearest in X_low; each costs (rank of j among the neighbours of i in
+    X_low) − k. C(k) = 1 − 2 / (n k (2n − 3k − 1)) · total cost.
+    """
+    n = len(X_high)
+    cost = 0
+    for i in range(n):
+        d_high = [np.linalg.norm(X_high[i] - X_high[j]) for j in range(n)]
+        d_low = [np.linalg.norm(X_low[i] - X_low[j]) for j in range(n)]
+        others = [j for j in range(n) if j != i]
+        by_high = sorted(others, key=lambda j: (d_high[j], j))
+        by_low = sorted(others, key=lambda j: (d_low[j], j))
+        low_rank = {j: r + 1 for r, j in enumerate(by_low)}
+        for j in by_high[:k]:
+            if low_rank[j] > k:  # an extrusion: a true neighbour torn away
+                cost += low_rank[j] - k
+    return 1 - 2 / (n * k * (2 * n - 3 * k - 1)) * cost
+
+
+def test_tied_distances_are_ranked_by_index_in_both_spaces():
+    # a 5 x 5 grid against a shuffled copy: every point has tied neighbours in both spaces
+    grid = np.array([(a, b) for a in range(5) for b in range(5)], dtype=float)
+    shuffled = grid[np.random.default_rng(0).permutation(25)]
+    for k in (1, 2, 4, 8):
+        expected = _continuity_from_the_definition(shuffled, grid, k)
+        assert metrics.trustworthiness(grid, shuffled, k) == pytest.approx(
+            expected, abs=1e-12
+        )
+        assert metrics.continuity(shuffled, grid, k) == pytest.approx(
+            expected, abs=1e-12
+        )
+
+
+@pytest.mark.parametrize("k", [1, 4, 10, 25])
+def test_continuity_equals_its_definition(k):
+    small_X, small_Y = X[:60], Y[:60]
+    expected = _continuity_from_the_definition(small_X, small_Y, k)
+    assert metrics.continuity(small_X, small_Y, k) == pytest.approx(expected, abs=1e-12)
+    assert (
+        expected < 1
+    )  # the embedding tears neighbourhoods: the test has something to find
 
 
 def test_an_isometry_is_perfectly_trustworthy_and_continuous():

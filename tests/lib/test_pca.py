@@ -190,7 +190,7 @@ def test_wide_data_matches_sklearn(n_samples, extra, seed):
         ),
         ({}, np.array([[1.0, np.nan], [2.0, 3.0]]), "NaN or infinite"),
         ({}, np.array([[1.0, np.inf], [2.0, 3.0]]), "NaN or infinite"),
-        ({}, np.ones((1, 3)), "X has 1 samples"),
+        ({}, np.ones((1, 3)), "X has 1 sample"),
         ({}, np.ones(4), "must be 2-D"),
     ],
 )
@@ -201,7 +201,7 @@ def test_bad_input(params, X, match):
 
 def test_bad_input_after_fit(data):
     pca = PCA(2).fit(data)
-    with pytest.raises(ValueError, match="exactly 9 columns"):
+    with pytest.raises(ValueError, match="X has 4 features, but PCA is expecting 9"):
         pca.transform(np.ones((3, 4)))
     with pytest.raises(ValueError, match="Z must have exactly 2 columns"):
         pca.inverse_transform(np.ones((3, 3)))
@@ -228,4 +228,61 @@ def test_fit_transform_equals_fit_then_transform(data, solver):
         PCA(3, solver=solver).fit_transform(data),
         PCA(3, solver=solver).fit(data).transform(data),
         atol=1e-12,
+    )
+
+
+# ------------------------------------------- the Gram route XᵀX − N x̄x̄ᵀ and its guard
+
+
+def test_gram_route_is_the_centred_scatter_matrix(data):
+    """_eigh_route forms XᵀX − N x̄x̄ᵀ; centring first is the independent route."""
+    import dr_lib.pca as module
+
+    mean = data.mean(axis=0)
+    values, components, total = module._eigh_route(data, mean, 4)
+    Xc = data - mean
+    ref_values, ref_vectors = np.linalg.eigh(Xc.T @ Xc)
+    assert not module._mean_dominates(mean, len(data), ref_values[-1])
+    np.testing.assert_allclose(values, ref_values[::-1][:4], rtol=1e-12)
+    ref = ref_vectors[:, ::-1][:, :4].T
+    np.testing.assert_allclose(align_signs(components, ref), ref, atol=1e-10)
+    assert total == pytest.approx(np.sum(Xc**2), rel=1e-13)
+
+
+def _far_from_the_origin():
+    """Unit-scale data whose mean lies 10⁷ from the origin: N‖x̄‖² ≫ λ₁."""
+    return correlated(200, 6, seed=5) + 1e7
+
+
+@pytest.mark.parametrize("guard", [True, False])
+def test_mean_guard_keeps_the_eigen_route_accurate(monkeypatch, guard):
+    """With the guard PCA centres first and agrees with the SVD route; without it the
+    Gram route cancels almost every digit, so the guard is what keeps this test green."""
+    import dr_lib.pca as module
+
+    X = _far_from_the_origin()
+    reference = PCA(4, solver="svd").fit(X)
+    if not guard:
+        monkeypatch.setattr(module, "MEAN_GUARD", np.inf)
+    ours = PCA(4).fit(X)
+    error = np.max(np.abs(ours.explained_variance_ / reference.explained_variance_ - 1))
+    if guard:
+        assert error < 1e-10
+        # X Wᵀ − x̄ Wᵀ would lose ~1e-8 here; the guarded scores centre first
+        np.testing.assert_allclose(
+            PCA(4).fit_transform(X), reference.fit_transform(X), atol=1e-10
+        )
+    else:
+        assert error > 1e-3
+
+
+def test_scores_without_centring_equal_the_centred_scores(data):
+    """fit_transform and transform compute X Wᵀ − x̄ Wᵀ: the same as (X − x̄) Wᵀ."""
+    pca = PCA(3).fit(data)
+    new = correlated(25, 9, seed=13)
+    np.testing.assert_allclose(
+        pca.transform(new), (new - pca.mean_) @ pca.components_.T, atol=1e-12
+    )
+    np.testing.assert_allclose(
+        pca.fit_transform(data), (data - pca.mean_) @ pca.components_.T, atol=1e-12
     )

@@ -49,7 +49,7 @@ def test_use_house_style_sets_rcparams():
         assert matplotlib.rcParams["figure.dpi"] == 110
         assert [
             to_hex(c) for c in matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
-        ] == [c.lower() for c in plotting.OKABE_ITO]
+        ] == [c.lower() for c in plotting.LINE_COLOURS]
 
 
 def test_plotting_leaves_global_rcparams_alone():
@@ -119,7 +119,7 @@ def test_embedding_2d_categorical_uses_okabe_ito_and_legend():
         "dimension 2",
         "t",
     )
-    assert _scatter_colours(ax) == [c.lower() for c in plotting.OKABE_ITO[:3]]
+    assert _scatter_colours(ax) == [c.lower() for c in plotting.LINE_COLOURS[:3]]
     legend = ax.get_legend()
     assert legend.get_title().get_text() == "class"
     assert [t.get_text() for t in legend.get_texts()] == ["0", "1", "2"]
@@ -270,7 +270,7 @@ def test_curves_styles_are_distinct_and_labelled():
         and len({l.get_marker() for l in lines}) == 3
     )
     assert [to_hex(l.get_color()) for l in lines] == [
-        c.lower() for c in plotting.OKABE_ITO[:3]
+        c.lower() for c in plotting.LINE_COLOURS[:3]
     ]
     np.testing.assert_array_equal(lines[2].get_xdata(), [10, 100])
 
@@ -405,3 +405,281 @@ def test_table_rejects_bad_input(frame, caption, pattern):
     frame = pd.DataFrame([[1.0]]) if frame is None else frame
     with pytest.raises(ValueError, match=pattern):
         plotting.table(frame, caption)
+
+
+# -------------------------------------------------------------------- displacements
+
+
+def _segments(ax):
+    lines = [c for c in ax.collections if hasattr(c, "get_segments")]
+    assert len(lines) == 1
+    return np.array(lines[0].get_segments())
+
+
+def test_displacement_map_magnifies_every_offset():
+    moved = Y + 0.01 * rng.normal(size=Y.shape)
+    ax = plotting.displacement_map(
+        Y, moved, magnify=20, xlabel="east (km)", ylabel="north (km)"
+    )
+    segments = _segments(ax)
+    np.testing.assert_allclose(segments[:, 0], Y)
+    np.testing.assert_allclose(segments[:, 1] - segments[:, 0], 20 * (moved - Y))
+    assert ax.get_xlabel() == "east (km)" and ax.get_ylabel() == "north (km)"
+    assert any("× 20" in t.get_text() for t in ax.get_legend().get_texts())
+    assert ax.figure.get_size_inches()[0] <= plotting.COLUMN_WIDTH
+
+
+def test_displacement_map_names_and_their_offsets():
+    names = [f"p{i}" for i in range(len(Y))]
+    ax = plotting.displacement_map(
+        Y, Y, names=names, name_offsets={"p3": (-20, -9)}, xlabel="x", ylabel="y"
+    )
+    texts = {t.get_text(): t for t in ax.texts}
+    assert set(texts) == set(names)
+    assert texts["p3"].xyann == (-20, -9) and texts["p0"].xyann == (3, 3)
+
+
+@pytest.mark.parametrize(
+    "kwargs, pattern",
+    [
+        ({"moved": Y[:-1]}, "one moved position per reference"),
+        ({"magnify": 0}, "magnify"),
+        ({"names": ["a"] * len(Y), "name_offsets": {"b": (1, 1)}}, "not in names"),
+        ({"name_offsets": {"a": (1, 1)}}, "not in names"),
+    ],
+)
+def test_displacement_map_rejects_bad_input(kwargs, pattern):
+    arguments = {"moved": Y, "xlabel": "x", "ylabel": "y", **kwargs}
+    with pytest.raises(ValueError, match=pattern):
+        plotting.displacement_map(Y, **arguments)
+
+
+# ------------------------------------------------- house defaults: light and dark pages
+
+
+def _three_d_pair():
+    fig, axes = plotting.subplots(1, 2, projection="3d")
+    for ax in axes:
+        plotting.scatter_3d(X3, X3[:, 0], ax=ax)
+    return fig
+
+
+#: One figure of every kind dr_lib.plotting draws, with legends, bars and notes.
+HOUSE_FIGURES = {
+    "embedding_2d, categories": lambda: plotting.embedding_2d(Y, classes).figure,
+    "embedding_2d, ten classes": lambda: (
+        plotting.embedding_2d(Y, np.arange(60) % 10).figure
+    ),
+    "embedding_2d, continuous": lambda: plotting.embedding_2d(Y, Y[:, 0]).figure,
+    "embedding_2d, annotated": lambda: (
+        plotting.embedding_2d(Y, annotate=[f"city {i}" for i in range(60)]).figure
+    ),
+    "embedding_grid": lambda: plotting.embedding_grid(
+        {str(k): (Y, 0.5) for k in range(6)}, classes, legend_title="class"
+    ),
+    "embedding_grid, continuous": lambda: plotting.embedding_grid(
+        {str(k): Y for k in range(4)}, Y[:, 0], ncols=2
+    ),
+    "scatter_3d": lambda: plotting.scatter_3d(X3, X3[:, 0]).figure,
+    "subplots of scatter_3d": _three_d_pair,
+    "curves": lambda: (
+        plotting.curves(
+            np.arange(5.0),
+            {f"method {k}": np.arange(5.0) * (k + 1) for k in range(8)},
+            xlabel="$k$",
+            ylabel="$Q_{NX}(k)$",
+        ).figure
+    ),
+    "image_grid": lambda: plotting.image_grid(
+        rng.uniform(size=(2, 10, 64)), image_shape=(8, 8), col_titles=list("abcdefghij")
+    ),
+    "displacement_map": lambda: (
+        plotting.displacement_map(
+            Y,
+            Y + 0.01 * rng.normal(size=Y.shape),
+            names=[f"p{i}" for i in range(len(Y))],
+            xlabel="east (km)",
+            ylabel="north (km)",
+        ).figure
+    ),
+}
+
+
+def _saved_png(fig):
+    """The PNG the notebook shows: the inline backend saves with a tight bounding box."""
+    import io
+
+    from matplotlib.image import imread
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", bbox_inches="tight", dpi=fig.dpi)
+    buffer.seek(0)
+    return imread(buffer)
+
+
+@pytest.mark.parametrize("kind", list(HOUSE_FIGURES))
+def test_house_figure_fits_the_column_and_reads_at_9_points(kind):
+    fig = HOUSE_FIGURES[kind]()
+    png = _saved_png(fig)
+    column_px = plotting.COLUMN_PIXELS
+    assert png.shape[1] <= column_px, f"{png.shape[1]} px is wider than the column"
+    scale = min(1.0, column_px / png.shape[1])  # the page would shrink a wider image
+    small = sorted(
+        {
+            (round(t.get_fontsize() * scale, 1), t.get_text())
+            for t in fig.findobj(matplotlib.text.Text)
+            if t.get_visible() and t.get_text().strip()
+        }
+    )
+    assert small[0][0] >= plotting.MIN_FONT_SIZE, f"text below 9 pt: {small[:5]}"
+
+
+@pytest.mark.parametrize("kind", list(HOUSE_FIGURES))
+def test_house_figure_has_a_transparent_background(kind):
+    fig = HOUSE_FIGURES[kind]()
+    png = _saved_png(fig)
+    assert png.shape[2] == 4 and png[0, 0, 3] == 0 and png[-1, -1, 3] == 0
+    # ...and is not blank: the ink is opaque.
+    assert png[..., 3].max() == 1.0
+
+
+def test_house_style_makes_every_later_figure_transparent():
+    with matplotlib.rc_context():
+        plotting.use_house_style()
+        fig, ax = plt.subplots()
+        ax.plot([0, 1], [0, 1])
+        assert fig.get_facecolor()[3] == 0 and ax.get_facecolor()[3] == 0
+        assert _saved_png(fig)[0, 0, 3] == 0
+
+
+def test_yellow_is_kept_for_areas_but_never_drawn_as_a_line_or_small_marker():
+    assert plotting.YELLOW in plotting.OKABE_ITO
+    assert plotting.YELLOW not in plotting.LINE_COLOURS
+    assert len(plotting.LINE_COLOURS) == len(plotting.OKABE_ITO) - 1
+    drawn = set()
+    for fig in (make() for make in HOUSE_FIGURES.values()):
+        for ax in fig.axes:
+            drawn |= {to_hex(line.get_color()) for line in ax.get_lines()}
+            drawn |= {
+                to_hex(c)
+                for collection in ax.collections
+                if collection.get_array() is None  # not colour-mapped
+                for c in collection.get_facecolor()
+            }
+    with matplotlib.rc_context():
+        plotting.use_house_style()
+        cycle = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
+        drawn |= {to_hex(c) for c in cycle}
+    assert plotting.YELLOW.lower() not in drawn
+    assert len(drawn & {c.lower() for c in plotting.LINE_COLOURS}) == 7
+
+
+def _legend_outside(ax):
+    ax.figure.draw_without_rendering()
+    return ax.get_legend().get_window_extent().x0 >= ax.get_window_extent().x1
+
+
+def test_curves_legend_moves_outside_when_the_data_fill_the_axes():
+    x = np.linspace(0, 1, 50)
+    series = {f"noise {k}": rng.uniform(size=50) for k in range(4)}
+    ax = plotting.curves(x, series, xlabel="x", ylabel="y", markers=False)
+    assert _legend_outside(ax) and not plotting.legend_covers_data(ax)
+    assert plotting.curves(x, series, xlabel="x", ylabel="y").figure.get_figwidth() <= (
+        plotting.COLUMN_WIDTH
+    )
+
+
+def test_curves_legend_stays_inside_when_there_is_room():
+    x = np.linspace(0, 1, 50)
+    ax = plotting.curves(x, {"low": 0.1 * x, "lower": 0.05 * x}, xlabel="x", ylabel="y")
+    assert not _legend_outside(ax) and not plotting.legend_covers_data(ax)
+
+
+def test_curves_keeps_an_explicit_legend_place():
+    x = np.linspace(0, 1, 50)
+    series = {f"noise {k}": rng.uniform(size=50) for k in range(4)}
+    ax = plotting.curves(x, series, xlabel="x", ylabel="y", legend_loc="lower right")
+    assert not _legend_outside(ax) and plotting.legend_covers_data(ax)
+
+
+def test_legend_covers_data_sees_a_line_between_two_distant_vertices():
+    _, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1], label="diagonal")  # two vertices, both far from the centre
+    ax.legend(loc="center")
+    assert plotting.legend_covers_data(ax)
+    ax.legend(loc="upper left")
+    assert not plotting.legend_covers_data(ax)
+
+
+def test_embedding_grid_titles_never_touch_their_neighbours():
+    panels = {
+        "dr_lib Isomap": (Y, 1.31),
+        "scikit-learn Isomap": (Y, 1.26),
+        "Laplacian eigenmaps (heat kernel)": Y,
+    }
+    fig = plotting.embedding_grid(panels, classes)
+    fig.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()
+    boxes = [ax.title.get_window_extent(renderer) for ax in fig.axes[:3]]
+    assert all(left.x1 < right.x0 for left, right in zip(boxes, boxes[1:])), boxes
+    assert "\n" in fig.axes[0].get_title()  # the time went onto a second line
+    assert fig.axes[0].get_title().replace("\n", " ") == "dr_lib Isomap (1.31 s)"
+
+
+# -------------------------------------------------------------- LLE neighbourhoods
+
+
+def _neighbourhood_case():
+    angle = np.linspace(0, 1.5, 12)
+    X = np.column_stack([np.cos(angle), np.sin(angle)])
+    neighbors = np.array([4, 6, 3, 7])
+    weights = np.array([0.7, 0.6, -0.2, -0.1])
+    return X, 5, neighbors, weights, angle
+
+
+def test_neighbourhood_weights_draws_the_weights_and_the_reconstruction():
+    X, centre, neighbors, weights, angle = _neighbourhood_case()
+    fig = plotting.neighbourhood_weights(X, centre, neighbors, weights, Z=angle)
+    panels = [ax for ax in fig.axes if ax.get_label() != "<colorbar>"]
+    assert len(panels) == 2 and len(_colorbars(fig)) == 1
+    cmap = matplotlib.colormaps["PuOr"]
+    expected = sorted(to_hex(cmap((w / 0.7 + 1) / 2)) for w in weights)
+    for ax, points in zip(panels, [X, np.column_stack([angle, 0 * angle])]):
+        assert sorted(to_hex(line.get_color()) for line in ax.lines) == expected
+        assert sorted(t.get_text() for t in ax.texts) == sorted(
+            f"{w:.2f}" for w in weights
+        )
+        cross = [c for c in ax.collections if c.get_label().startswith("its recon")]
+        np.testing.assert_allclose(
+            cross[0].get_offsets()[0], weights @ points[neighbors]
+        )
+    assert {t.get_text() for t in fig.legends[0].get_texts()} == {
+        "point $i$",
+        "its neighbours",
+        "its reconstruction from the neighbours",
+    }
+
+
+def test_neighbourhood_weights_without_an_embedding_has_one_panel():
+    X, centre, neighbors, weights, _ = _neighbourhood_case()
+    fig = plotting.neighbourhood_weights(X, centre, neighbors, weights)
+    assert len([ax for ax in fig.axes if ax.get_label() != "<colorbar>"]) == 1
+    assert fig.get_size_inches()[0] <= plotting.COLUMN_WIDTH
+
+
+@pytest.mark.parametrize(
+    "change, pattern",
+    [
+        ({"centre": 12}, "centre"),
+        ({"neighbors": np.array([4, 6, 3, 40])}, r"neighbors\[3\]"),
+        ({"weights": np.ones(3)}, "weights"),
+        ({"Z": np.zeros(5)}, "Z"),
+        ({"Z": np.zeros((12, 3))}, "Z"),
+    ],
+)
+def test_neighbourhood_weights_rejects_bad_input(change, pattern):
+    X, centre, neighbors, weights, _ = _neighbourhood_case()
+    arguments = {"centre": centre, "neighbors": neighbors, "weights": weights}
+    arguments.update(change)
+    with pytest.raises(ValueError, match=pattern):
+        plotting.neighbourhood_weights(X, **arguments)

@@ -187,9 +187,23 @@ def test_checks_fold_into_one_block():
         "  ✔ eq-<b>  (sympy: exact)",
     ]
     html = folded._repr_html_()
-    assert html.startswith('<details class="dr-checks"><summary>✔ 2 checks hold: two')
+    mark = '<span class="dr-check-mark">✔</span>'
+    assert html.startswith(
+        f'<details class="dr-checks"><summary>{mark} 2 checks hold: two'
+    )
+    assert html.count(mark) == 3  # the summary and each line: green in the book
     assert "eq-&lt;b&gt;" in html and "<b>" not in html  # labels are escaped
     assert repr(symbolic.checks(a)).startswith("✔ 1 check holds")
+
+
+def test_a_single_check_shows_one_line_with_its_mark():
+    check = symbolic.check_numeric(1.0, 1.0, "eq-<a>")
+    html = check._repr_html_()
+    assert html == (
+        '<div class="dr-check"><span class="dr-check-mark">✔</span> eq-&lt;a&gt;  '
+        "(max err 0e+00)</div>"
+    )
+    assert check._repr_markdown_() == "✔ `eq-<a>`  (max err 0e+00)"
 
 
 def test_checks_rejects_anything_but_checks():

@@ -248,3 +248,78 @@ def test_check_in():
         v.check_in("qr", ["eigh", "svd"], name="solver")
     with pytest.raises(ValueError, match="solver=1"):
         v.check_in(1, ["eigh", "svd"], name="solver")
+
+
+# ------------------------------------------- messages scikit-learn's checks recognise
+
+
+@pytest.mark.parametrize(
+    "X, pattern",
+    [
+        (np.zeros((2, 2), dtype=complex), "Complex data not supported"),
+        (np.array([[1.0, {"a": 1}]], dtype=object), "argument must be .* number"),
+        (np.array([["a", "b"]]), "must be numeric"),
+    ],
+)
+def test_non_numbers_raise_an_error_that_is_both_type_and_value_error(X, pattern):
+    with pytest.raises(v.DataTypeError, match=pattern) as caught:
+        v.check_array(X)
+    assert isinstance(caught.value, TypeError) and isinstance(caught.value, ValueError)
+
+
+def test_sparse_input_is_refused_with_the_fix():
+    import scipy.sparse as sp
+
+    with pytest.raises(ValueError, match=r"sparse input is not supported.*toarray\(\)"):
+        v.check_array(sp.csr_matrix(np.eye(3)))
+
+
+def test_messages_carry_the_phrases_of_sklearns_checks():
+    with pytest.raises(ValueError, match="Reshape your data"):
+        v.check_array(np.arange(3.0))
+    with pytest.raises(
+        ValueError, match=r"0 feature\(s\) \(shape=\(12, 0\)\) while a minimum of 1"
+    ):
+        v.check_array(np.zeros((12, 0)))
+
+
+def test_check_array_copy_returns_an_independent_array():
+    X = np.arange(6.0).reshape(3, 2)
+    assert v.check_array(X) is X
+    owned = v.check_array(X, copy=True)
+    assert not np.shares_memory(owned, X)
+    np.testing.assert_array_equal(owned, X)
+    converted = v.check_array(X.astype(int), copy=True)  # converted once, not twice
+    assert converted.dtype == np.float64
+
+
+def test_check_transform_input_compares_with_the_fitted_width():
+    from sklearn.exceptions import NotFittedError
+
+    from dr_lib import PCA
+
+    with pytest.raises(NotFittedError, match="not fitted"):
+        v.check_transform_input(PCA(), np.zeros((2, 3)))
+    fitted = PCA(1).fit(np.random.default_rng(0).normal(size=(5, 3)))
+    assert v.check_transform_input(fitted, np.zeros((2, 3))).shape == (2, 3)
+    with pytest.raises(ValueError, match=r"X has 2 features, but PCA is expecting 3"):
+        v.check_transform_input(fitted, np.zeros((2, 2)))
+
+
+def test_check_positive_spectrum_counts_nonzero_eigenvalues():
+    assert v.check_positive_spectrum(np.array([3.0, 1.0, 1e-3]), 3) is not None
+    with pytest.raises(ValueError, match=r"n_components=3 exceeds .* \(2;"):
+        v.check_positive_spectrum(np.array([3.0, 1.0, 1e-14]), 3)
+
+
+def test_check_neighbor_indices():
+    good = np.array([[1, 2], [0, 2], [0, 1]])
+    np.testing.assert_array_equal(v.check_neighbor_indices(good, 3), good)
+    for bad, pattern in [
+        (good.astype(float), "integer array"),
+        (good[:2], "one row per sample"),
+        (good[:, :0], "at least one column"),
+        (good + 1, r"indices in \[0, 2\]"),
+    ]:
+        with pytest.raises(ValueError, match=pattern):
+            v.check_neighbor_indices(bad, 3)

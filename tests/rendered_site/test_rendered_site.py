@@ -2,7 +2,7 @@
 
 import pytest
 
-from .conftest import HTML, local_path
+from .site import HTML, local_path
 
 
 def test_the_book_has_pages(site):

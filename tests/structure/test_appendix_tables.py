@@ -65,3 +65,9 @@ def test_every_term_used_is_in_the_glossary():
 def test_glossary_terms_are_unique():
     terms = [r["term"].lower() for r in table("glossary")]
     assert len(terms) == len(set(terms))
+
+
+def test_each_erratum_is_listed_once():
+    counts = Counter((r["source"], r["check"], r["where"]) for r in table("errata"))
+    twice = [key for key, n in counts.items() if n > 1]
+    assert not twice, f"errata rows listed twice: {twice}"

@@ -1,0 +1,111 @@
+/*
+ * House behaviour of the book's pages. Jupyter Book loads every .js file in _static/ on
+ * every page; the site tests in tests/rendered_site exercise each part below.
+ *
+ * 1. Sidebar buttons on phones. sphinx-book-theme 1.3 renders its own ☰ and "contents"
+ *    buttons (classes .primary-toggle, .secondary-toggle) in the article header, and
+ *    pydata-sphinx-theme 0.17 adds a second pair in its navbar, which sphinx-book-theme
+ *    hides. The theme attaches its open-the-sidebar handler only to the FIRST element of
+ *    each class, the hidden one, so the visible buttons did nothing on a narrow screen
+ *    (pydata-sphinx-theme issue #2451, sphinx-book-theme issue #988). A click on any other
+ *    button of the class is forwarded to the first one, and only to it, so the theme's own
+ *    code (a dialog on phones, a collapsing sidebar on wide screens) runs exactly once.
+ *    Harmless once the themes are fixed: the first button then still owns the handler.
+ *
+ * 2. A link to a collapsed box opens it. Erratum boxes are admonitions with the class
+ *    "dropdown" (sphinx-togglebutton hides their body) and the check blocks printed by
+ *    dr_lib.symbolic.checks are <details>. Following a link such as
+ *    errata.html → chapter.html#erratum-t-squared opens every collapsed box around the
+ *    target, on page load and when the fragment changes, then scrolls to it.
+ *
+ * 3. Printing shows everything: <details> blocks are opened before printing and closed
+ *    again afterwards (sphinx-togglebutton opens its own boxes for print).
+ *
+ * 4. On a phone the appendix tables (class dr-appendix) show one card per row; each cell
+ *    is labelled with its column's header (data-label, used by house.css).
+ */
+(() => {
+  "use strict";
+
+  // ---------------------------------------------------------------- 1. sidebar buttons
+  const forwardToTheFirst = (selector) => {
+    document.addEventListener(
+      "click",
+      (event) => {
+        const button = event.target.closest(selector);
+        const owner = document.querySelector(selector);
+        if (!button || !owner || button === owner) return;
+        event.preventDefault();
+        event.stopImmediatePropagation();
+        owner.click();
+      },
+      true, // capture: runs before any handler on the button itself
+    );
+  };
+  forwardToTheFirst(".primary-toggle");
+  forwardToTheFirst(".secondary-toggle");
+
+  // ------------------------------------------------------- 2. open what a link points at
+  const openAround = (target) => {
+    for (let el = target; el && el !== document.body; el = el.parentElement) {
+      if (el.tagName === "DETAILS") el.open = true;
+      if (el.classList.contains("toggle-hidden")) {
+        const button = el.querySelector(":scope > .admonition-title .toggle-button");
+        if (button) button.click();
+      }
+    }
+  };
+
+  const revealFragment = () => {
+    const id = decodeURIComponent(window.location.hash.slice(1));
+    const target = id && document.getElementById(id);
+    if (!target) return;
+    openAround(target);
+    target.scrollIntoView();
+  };
+
+  // sphinx-togglebutton collapses its boxes on DOMContentLoaded; "load" comes after it.
+  window.addEventListener("load", revealFragment);
+  window.addEventListener("hashchange", revealFragment);
+  // A second click on a link to the fragment already in the address bar fires no
+  // hashchange, yet the reader may have closed the box in between.
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest('a[href*="#"]');
+    if (!link || link.pathname !== window.location.pathname) return;
+    window.setTimeout(revealFragment, 0);
+  });
+
+  // --------------------------------------------------------- 4. appendix tables as cards
+  const labelCells = () => {
+    document.querySelectorAll("table.dr-appendix").forEach((table) => {
+      const headers = Array.from(table.querySelectorAll("thead th")).map((th) =>
+        th.textContent.trim(),
+      );
+      table.querySelectorAll("tbody tr").forEach((row) => {
+        Array.from(row.children).forEach((cell, i) => {
+          if (headers[i]) cell.dataset.label = headers[i];
+        });
+      });
+    });
+  };
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", labelCells);
+  } else {
+    labelCells();
+  }
+
+  // ------------------------------------------------------------------- 3. printing
+  let closedForPrint = [];
+  window.addEventListener("beforeprint", () => {
+    closedForPrint = Array.from(document.querySelectorAll("details:not([open])"));
+    closedForPrint.forEach((details) => {
+      details.open = true;
+    });
+  });
+  window.addEventListener("afterprint", () => {
+    closedForPrint.forEach((details) => {
+      details.open = false;
+    });
+    closedForPrint = [];
+  });
+})();

@@ -1,0 +1,243 @@
+"""The book as a student reads it: on a phone, at a laptop's width, in dark mode.
+
+Each test states a promise of the house style (``_static/house.css``, ``_static/house.js``,
+``dr_lib.plotting``, ``_ext/``) that holds for every page, including chapters still to come.
+"""
+
+import re
+
+import pytest
+
+from .site import LAPTOP, PHONE, open_page, set_theme
+
+#: Above this share of output blocks that scroll sideways at 1280 px, the test fails.
+MAX_OVERFLOWING_OUTPUT_SHARE = 0.05
+APPENDIX = "book/appendix/"
+
+
+def _chapter_pages(site):
+    """Pages of the chapters (not the intro, not the appendix)."""
+    return [rel for rel in site if re.match(r"book/\d\d_", rel)]
+
+
+# ------------------------------------------------------------------------ phone menus
+
+
+@pytest.fixture
+def phone(browser):
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    yield context
+    context.close()
+
+
+def _tap_visible(page, selector):
+    """Tap the one button of ``selector`` a reader can see (the theme renders two)."""
+    visible = page.locator(f"{selector}:visible")
+    assert visible.count() == 1, f"{visible.count()} visible {selector} buttons"
+    visible.first.tap()
+
+
+def test_phone_menu_button_shows_the_chapters(phone, site, site_url):
+    page = open_page(phone, site_url + "book/01_pca/01_derivation.html", site_url)
+    _tap_visible(page, ".primary-toggle")
+    dialog = page.locator("#pst-primary-sidebar-modal")
+    dialog.wait_for(state="visible", timeout=5000)
+    shown = dialog.locator("a:visible").evaluate_all("as => as.map(a => a.href)")
+    chapters = [rel for rel in _chapter_pages(site) if rel.endswith("/index.html")]
+    assert chapters
+    missing = [rel for rel in chapters if not any(h.endswith(rel) for h in shown)]
+    assert not missing, f"the phone menu does not show the chapters {missing}"
+    page.close()
+
+
+def test_phone_contents_button_shows_the_sections(phone, site_url):
+    page = open_page(phone, site_url + "book/01_pca/01_derivation.html", site_url)
+    _tap_visible(page, ".secondary-toggle")
+    dialog = page.locator("#pst-secondary-sidebar-modal")
+    dialog.wait_for(state="visible", timeout=5000)
+    anchors = dialog.locator("a:visible").evaluate_all(
+        "as => as.map(a => a.getAttribute('href'))"
+    )
+    assert len([a for a in anchors if a.startswith("#")]) >= 3, anchors
+    page.close()
+
+
+def test_laptop_menu_button_folds_the_sidebar(browser, site_url):
+    context = browser.new_context(viewport=LAPTOP)
+    page = open_page(context, site_url + "book/intro.html", site_url)
+    sidebar = page.locator("#pst-primary-sidebar")
+    assert sidebar.is_visible()
+    page.locator(".primary-toggle:visible").first.click()
+    page.wait_for_timeout(500)
+    assert not page.locator("#pst-primary-sidebar-modal").evaluate("d => d.open")
+    assert "pst-sidebar-hidden" in sidebar.get_attribute("class")
+    context.close()
+
+
+# ------------------------------------------------------------------- nothing cut off
+
+
+def test_no_display_equation_is_wider_than_the_column(site):
+    cut = {
+        rel: r.data["overflowing_equations"]
+        for rel, r in site.items()
+        if r.data["overflowing_equations"]
+    }
+    assert not cut, (
+        "display equations that scroll sideways at 1280 px (break them with aligned or "
+        f"multline, one relation per line): {cut}"
+    )
+
+
+def test_output_blocks_fit_the_column(site):
+    total = sum(r.data["output_blocks"] for r in site.values())
+    cut = {
+        rel: r.data["overflowing_outputs"]
+        for rel, r in site.items()
+        if r.data["overflowing_outputs"]
+    }
+    n_cut = sum(len(v) for v in cut.values())
+    assert total, "no output blocks found: is the output selector still right?"
+    assert n_cut <= MAX_OVERFLOWING_OUTPUT_SHARE * total, (
+        f"{n_cut} of {total} output blocks scroll sideways at 1280 px: {cut}"
+    )
+
+
+def test_every_table_in_an_output_has_a_caption(site):
+    bad = {
+        rel: r.data["uncaptioned_tables"]
+        for rel, r in site.items()
+        if r.data["uncaptioned_tables"]
+    }
+    assert not bad, f"tables without a caption (use plotting.table(df, caption)): {bad}"
+
+
+def test_headings_show_no_raw_underscores(site):
+    bad = {
+        rel: r.data["heading_underscores"]
+        for rel, r in site.items()
+        if r.data["heading_underscores"]
+    }
+    assert not bad, f"headings with raw underscores (write $Q_{{NX}}$): {bad}"
+
+
+def test_appendix_shows_no_raw_tex_and_no_raw_labels(site):
+    pages = {rel: r for rel, r in site.items() if rel.startswith(APPENDIX)}
+    assert len(pages) >= 3
+    bad = {rel: r.data["raw_text"] for rel, r in pages.items() if r.data["raw_text"]}
+    assert not bad, f"raw TeX (write $...$) or raw labels in the appendix: {bad}"
+
+
+# -------------------------------------------------------------- collapsed errata boxes
+
+
+def _erratum_links(page):
+    return page.locator("table.dr-appendix a[href*='#erratum-']").evaluate_all(
+        "as => as.map(a => a.href)"
+    )
+
+
+def test_a_link_to_a_collapsed_erratum_opens_it(browser, site_url):
+    context = browser.new_context(viewport=LAPTOP)
+    errata = open_page(context, site_url + APPENDIX + "errata.html", site_url)
+    links = _erratum_links(errata)
+    assert links, "the errata page links to no erratum box"
+    href = links[0]
+    errata.locator("table.dr-appendix a[href*='#erratum-']").first.click()
+    errata.wait_for_url(href)
+    errata.wait_for_load_state("load")
+    box_id = href.split("#")[1]
+    box = errata.locator(f"#{box_id}")
+    assert "dropdown" in box.get_attribute("class"), (
+        f"{box_id} is not a collapsed box (:class: warning dropdown)"
+    )
+    errata.wait_for_function(
+        "id => !document.getElementById(id).classList.contains('toggle-hidden')",
+        arg=box_id,
+        timeout=5000,
+    )
+    assert box.locator("p").nth(1).is_visible(), "the box's text stays hidden"
+    # Without the fragment the same box starts collapsed.
+    plain = open_page(context, href.split("#")[0], site_url)
+    plain.wait_for_timeout(300)
+    assert "toggle-hidden" in plain.locator(f"#{box_id}").get_attribute("class")
+    context.close()
+
+
+def test_every_erratum_box_the_errata_page_names_is_collapsed(browser, site_url):
+    context = browser.new_context(viewport=LAPTOP)
+    errata = open_page(context, site_url + APPENDIX + "errata.html", site_url)
+    targets = sorted(set(_erratum_links(errata)))
+    open_boxes = []
+    for href in targets:
+        page = open_page(context, href.split("#")[0], site_url)
+        box = page.locator(f"#{href.split('#')[1]}")
+        if "toggle-hidden" not in (box.get_attribute("class") or ""):
+            open_boxes.append(href.split("/book/")[-1])
+        page.close()
+    context.close()
+    assert not open_boxes, (
+        f"erratum boxes shown open (use :class: warning dropdown): {open_boxes}"
+    )
+
+
+# -------------------------------------------------------------------------- figures
+
+
+def test_figures_have_a_transparent_background(site):
+    bad = {
+        rel: r.data["opaque_figures"]
+        for rel, r in site.items()
+        if r.data["opaque_figures"]
+    }
+    assert not bad, (
+        "figures on an opaque background, a grey card in dark mode (draw them with "
+        f"dr_lib.plotting or after plotting.use_house_style()): {bad}"
+    )
+
+
+def test_figures_are_shown_at_full_size(site):
+    bad = {
+        rel: r.data["shrunk_figures"]
+        for rel, r in site.items()
+        if r.data["shrunk_figures"]
+    }
+    assert not bad, (
+        "figures wider than the column, shrunk with their text (draw them with "
+        f"plotting.subplots or a figsize no wider than plotting.COLUMN_WIDTH): {bad}"
+    )
+
+
+def test_dark_mode_shows_figures_without_a_card(browser, site_url):
+    context = browser.new_context(viewport=LAPTOP)
+    set_theme(context, "dark")
+    page = open_page(context, site_url + "book/01_pca/01_derivation.html", site_url)
+    assert page.evaluate("() => document.documentElement.dataset.theme") == "dark"
+    style = page.locator(".cell_output img").first.evaluate(
+        "img => { const s = getComputedStyle(img); "
+        "return [s.backgroundColor, s.filter, s.paddingLeft]; }"
+    )
+    assert style[0] in ("rgba(0, 0, 0, 0)", "transparent"), style
+    assert "invert" in style[1] and style[2] == "0px", style
+    context.close()
+
+
+# ------------------------------------------------------------------- folded checks
+
+
+def test_folded_checks_open_on_click(site, browser, site_url):
+    pages = [rel for rel, r in site.items() if r.data.get("folded_checks")]
+    if not pages:
+        pytest.skip("no page folds its checks with symbolic.checks(...) yet")
+    context = browser.new_context(viewport=LAPTOP)
+    page = open_page(context, site_url + pages[0], site_url)
+    block = page.locator("details.dr-checks").first
+    assert not block.evaluate("d => d.open")
+    body = block.locator("pre.dr-checks-body")
+    assert not body.is_visible()
+    summary = block.locator("summary")
+    assert re.match(r"✔ \d+ checks? holds?", summary.inner_text())
+    assert summary.bounding_box()["height"] < 40, "the summary is more than one line"
+    summary.click()
+    assert body.is_visible()
+    context.close()

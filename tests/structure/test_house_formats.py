@@ -1,0 +1,231 @@
+"""The house formats of every page, read from the sources (no build needed).
+
+Figures are captioned, named and referenced; errata boxes are collapsed and labelled; library
+code is shown with literalinclude; hand-made figures fit the column; the intro's map names
+only chapters that exist, or says they are planned. These hold for every chapter, including
+those that later issues add.
+"""
+
+import re
+
+import pytest
+
+from dr_lib import plotting
+
+from .book_sources import (
+    BOOK,
+    book_pages,
+    defined_labels,
+    notebooks,
+    page_markup,
+    read_notebook,
+    resolve,
+    table,
+    toc_files,
+)
+
+# Role references to a label: {numref}`fig-x`, {numref}`Figure %s <fig-x>`, {ref}`...`.
+_ROLE_TARGET = re.compile(r"\{(?:numref|ref|eq|prf:ref)\}`(?:[^`<]*<)?([\w-]+)>?`")
+# A MyST admonition opened with backticks or colons, its title, and its option lines.
+_ADMONITION = re.compile(
+    r"^(?P<fence>`{3,}|:{3,})\{admonition\}[ \t]*(?P<title>[^\n]*)\n"
+    r"(?P<options>(?:[ \t]*:[\w-]+:[^\n]*\n)*)",
+    re.MULTILINE,
+)
+
+
+def _code(path):
+    return [
+        "".join(c["source"])
+        for c in read_notebook(path)["cells"]
+        if c["cell_type"] == "code"
+    ]
+
+
+def _figure_cells(path):
+    """(name, caption) of every cell with mystnb figure metadata."""
+    figures = []
+    for c in read_notebook(path)["cells"]:
+        figure = c.get("metadata", {}).get("mystnb", {}).get("figure")
+        if figure is not None:
+            figures.append((figure.get("name"), figure.get("caption")))
+    return figures
+
+
+def _references():
+    """Every label some page of the book refers to with a role."""
+    return {
+        target
+        for page in book_pages()
+        for target in _ROLE_TARGET.findall(page_markup(page))
+    }
+
+
+def _options(block: str) -> dict[str, str]:
+    return dict(
+        re.findall(r"^[ \t]*:([\w-]+):[ \t]*(.*?)\s*$", block, flags=re.MULTILINE)
+    )
+
+
+def _erratum_boxes():
+    """(page, title, options) of every admonition whose title starts with "Erratum"."""
+    boxes = []
+    for page in book_pages():
+        for m in _ADMONITION.finditer(page_markup(page)):
+            if m.group("title").strip().startswith("Erratum"):
+                boxes.append(
+                    (page, m.group("title").strip(), _options(m.group("options")))
+                )
+    return boxes
+
+
+# --------------------------------------------------------------------------- figures
+
+
+@pytest.mark.parametrize("path", notebooks(), ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_figure_has_a_name_and_a_caption(path):
+    bad = [
+        (name, caption)
+        for name, caption in _figure_cells(path)
+        if not (name and name.startswith("fig-") and caption and caption.strip())
+    ]
+    assert not bad, f"{path.name}: figures need name: fig-... and a caption: {bad}"
+
+
+def test_every_figure_is_referenced_in_the_text():
+    referenced = _references()
+    unreferenced = {
+        name: path.relative_to(BOOK).as_posix()
+        for path in notebooks()
+        for name, _ in _figure_cells(path)
+        if name and name not in referenced
+    }
+    assert not unreferenced, (
+        f"figures never referenced with {{numref}}`fig-...` in the text: {unreferenced}"
+    )
+
+
+_FIGSIZE = re.compile(r"figsize\s*=\s*\(\s*([0-9.]+)")
+
+
+@pytest.mark.parametrize("path", notebooks(), ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_hand_made_figures_fit_the_column(path):
+    wide = [float(w) for code in _code(path) for w in _FIGSIZE.findall(code)]
+    wide = [w for w in wide if w > plotting.COLUMN_WIDTH]
+    assert not wide, (
+        f"{path.name}: figsize widths {wide} exceed plotting.COLUMN_WIDTH = "
+        f"{plotting.COLUMN_WIDTH} in; the page would shrink them and their text. Use "
+        "plotting.subplots(nrows, ncols, aspect=...)."
+    )
+
+
+# ------------------------------------------------------------------ library code shown
+
+
+@pytest.mark.parametrize("path", notebooks(), ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_library_code_is_shown_with_literalinclude(path):
+    printed = [c.splitlines()[0] for c in _code(path) if "inspect.getsource" in c]
+    assert not printed, (
+        f"{path.name}: inspect.getsource prints unhighlighted source; show it with a "
+        "```{literalinclude} ../../dr_lib/<module>.py``` block and :pyobject: instead "
+        f"(cells starting {printed})"
+    )
+
+
+# ---------------------------------------------------------------------- errata boxes
+
+
+def test_the_book_has_erratum_boxes():
+    assert _erratum_boxes(), (
+        "no admonition titled 'Erratum …' found: is the pattern right?"
+    )
+
+
+@pytest.mark.parametrize(
+    "page, title, options",
+    [
+        pytest.param(*box, id=box[2].get("name") or f"{box[0].stem}: {box[1]}")
+        for box in _erratum_boxes()
+    ],
+)
+def test_erratum_box_is_collapsed_and_labelled(page, title, options):
+    classes = options.get("class", "").split()
+    assert {"warning", "dropdown"} <= set(classes), (
+        f"{page.name}: '{title}' needs ':class: warning dropdown' (collapsed, title shown)"
+    )
+    assert re.fullmatch(r"erratum-[a-z]+-[\w-]+", options.get("name", "")), (
+        f"{page.name}: '{title}' needs ':name: erratum-<source>-<what>'"
+    )
+
+
+def test_every_erratum_row_points_at_an_erratum_box():
+    boxes = {options.get("name") for _, _, options in _erratum_boxes()}
+    rows = [r["check"] for r in table("errata")]
+    not_boxes = [label for label in rows if label not in boxes]
+    assert not not_boxes, (
+        f"errata.yml rows whose check is not the :name: of an erratum box: {not_boxes}"
+    )
+
+
+def test_reported_by_names_a_source():
+    bad = [r for r in table("errata") if r.get("reported_by") not in (None, *"TBWNS")]
+    assert not bad, f"reported_by must be one of T, B, W, N, S: {bad}"
+
+
+def test_every_source_in_the_concordance_has_its_table():
+    page = (BOOK / "appendix" / "concordance.md").read_text(encoding="utf-8")
+    shown = set(re.findall(r"^:source:\s*(\w)\s*$", page, flags=re.MULTILINE))
+    used = {r["source"] for r in table("concordance")}
+    assert used <= shown, f"concordance rows of sources without a table: {used - shown}"
+
+
+# ------------------------------------------------------------------- the intro's map
+
+
+def _map_rows():
+    intro = (BOOK / "intro.md").read_text(encoding="utf-8")
+    section = intro.split("## Map of the book", 1)[1].split("\n## ", 1)[0]
+    return [line for line in section.splitlines() if line.startswith("|")][2:]
+
+
+def _chapter_labels():
+    """The section label of every chapter's landing page in the table of contents."""
+    labels = {}
+    for entry in toc_files():
+        path = resolve(entry)
+        if path and path.name == "index.md" and re.match(r"\d\d_", path.parent.name):
+            target = re.search(
+                r"^\(([\w-]+)\)=", path.read_text(encoding="utf-8"), re.M
+            )
+            labels[path.parent.name] = target.group(1) if target else None
+    return labels
+
+
+def test_intro_map_names_only_chapters_that_exist_or_are_planned():
+    # A row links to the chapters that exist (and may name planned ones beside them, e.g.
+    # "{ref}`sec-metric`; autoencoders *planned*"); a row without links says *planned*.
+    rows = _map_rows()
+    assert rows, "the intro has no 'Map of the book' table"
+    labels = defined_labels()
+    for row in rows:
+        targets = _ROLE_TARGET.findall(row)
+        if not targets:
+            assert "*planned*" in row, (
+                f"a map row neither links nor says *planned*: {row}"
+            )
+        missing = [t for t in targets if t not in labels]
+        assert not missing, f"the map links to labels that do not exist: {missing}"
+
+
+def test_every_chapter_is_on_the_intro_map():
+    mapped = {t for row in _map_rows() for t in _ROLE_TARGET.findall(row)}
+    chapters = _chapter_labels()
+    assert chapters and all(chapters.values()), (
+        f"every chapter index.md starts with a (sec-...)= label: {chapters}"
+    )
+    missing = {
+        folder: label for folder, label in chapters.items() if label not in mapped
+    }
+    assert not missing, (
+        f"chapters in _toc.yml that the intro's map does not name: {missing}"
+    )
