@@ -717,6 +717,8 @@ def check_linear_map(A, n_features, *, n_components=None, name="init"):
             f"cannot add dimensions. Pass at most {n_features} rows."
         )
     return arr
+
+
 # ------------------------------------------------------------- autoencoders (book/10)
 
 

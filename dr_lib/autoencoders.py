@@ -42,6 +42,7 @@ from dr_lib._validation import (
     check_layer_sizes,
     check_n_features,
     check_positive,
+    check_transform_input,
     check_unit_range,
 )
 
@@ -787,8 +788,7 @@ class Autoencoder(TransformerMixin, BaseEstimator):
 
     def transform(self, X):
         """Codes of ``X``: ndarray of shape (n_samples, code_size)."""
-        check_is_fitted(self, "model_")
-        x = self._to_model(check_n_features(X, self.n_features_in_))
+        x = self._to_model(check_transform_input(self, X))
         with _torch_settings():
             return _encode_tensor(self.model_, x).numpy()
 

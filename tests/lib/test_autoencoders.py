@@ -344,25 +344,6 @@ def test_conv_autoencoder_upsampling_variants_keep_the_shape():
 
 # ------------------------------------------------------ scikit-learn's own checks
 
-# dr_lib's shared validation (dr_lib/_validation.py) does not yet use the phrases these
-# checks look for ("Reshape your data", "Complex data not supported", a sparse-input
-# message, "X has 3 features, but ... is expecting"); the lib branch aligns them for every
-# estimator at once. Non-strict: once that lands, these become XPASS and can be removed.
-_SHARED_MESSAGES = (
-    "dr_lib._validation's message does not yet carry scikit-learn's phrase "
-    "(aligned for all estimators by the lib branch)"
-)
-_MESSAGE_CHECKS = [
-    "check_n_features_in_after_fitting",
-    "check_complex_data",
-    "check_dtype_object",
-    "check_estimators_empty_data_messages",
-    "check_estimator_sparse_tag",
-    "check_estimator_sparse_array",
-    "check_estimator_sparse_matrix",
-    "check_fit2d_predict1d",
-]
-
 
 @parametrize_with_checks(
     [
@@ -371,7 +352,7 @@ _MESSAGE_CHECKS = [
         ),
         ae.Autoencoder(kind="linear", code_size=2, max_epochs=3, random_state=0),
     ],
-    expected_failed_checks=lambda est: dict.fromkeys(_MESSAGE_CHECKS, _SHARED_MESSAGES),
+    xfail_strict=True,
 )
 def test_sklearn_estimator_checks(estimator, check):
     with warnings.catch_warnings():
