@@ -674,6 +674,12 @@ class Autoencoder(TransformerMixin, BaseEstimator):
         of 4, with height x width = n_features.
     channels : (int, int), default=(16, 4)
         For ``kind="conv"``: the feature maps of the two convolutional blocks ([T]).
+    upsampling : {"nearest", "transposed"}, default="nearest"
+        For ``kind="conv"``: how the decoder doubles the resolution (see
+        :class:`ConvAutoencoder`). "nearest" is the default because, on MNIST with
+        [T]'s 4 channels, it learned several times faster per epoch than 2x2
+        transposed convolutions (book/10_autoencoders, section on convolutional
+        autoencoders).
     random_state : int, RandomState or None
         Fixes the initial weights, the mini-batches and the noise.
     verbose : bool, default=False
@@ -720,6 +726,7 @@ class Autoencoder(TransformerMixin, BaseEstimator):
         noise=0.0,
         image_shape=(28, 28),
         channels=(16, 4),
+        upsampling="nearest",
         random_state=None,
         verbose=False,
     ):
@@ -732,6 +739,7 @@ class Autoencoder(TransformerMixin, BaseEstimator):
         self.noise = noise
         self.image_shape = image_shape
         self.channels = channels
+        self.upsampling = upsampling
         self.random_state = random_state
         self.verbose = verbose
 
@@ -744,7 +752,9 @@ class Autoencoder(TransformerMixin, BaseEstimator):
         if kind == "dense":
             return DenseAutoencoder(n_features, code_size, hidden=self.hidden)
         shape = check_image_shape(self.image_shape, n_features, multiple_of=4)
-        return ConvAutoencoder(shape, code_size, channels=self.channels)
+        return ConvAutoencoder(
+            shape, code_size, channels=self.channels, upsampling=self.upsampling
+        )
 
     def fit(self, X, y=None):
         """Train the autoencoder on ``X`` of shape (n_samples, n_features); ``y`` is ignored.
