@@ -14,6 +14,9 @@ Four parts, each usable alone (``--part``):
   and the span of the map in every block of 50 iterations, KL, peak resident memory.
   ``exact`` runs 1,000 iterations up to 2,000 points and 100 iterations at 5,000 (its
   time per iteration is what the table uses).
+- ``span``: seconds (wall and CPU) of one FFT gradient of dr_lib and of one openTSNE FFT
+  iteration at fixed clustered 2-D maps of span 20 ... 200, N = 5,000 ... 50,000: the
+  bounded grid keeps dr_lib's cost flat while openTSNE's grid grows with the span.
 - ``jit``: seconds of a small fit in a fresh process with an empty numba cache (the
   compile) and again with the filled cache.
 
