@@ -9,7 +9,8 @@ The only module of dr_lib that imports torch (``import dr_lib`` does not load it
   :class:`ConvAutoencoder` (a working version of [T] §10.8's convolutional network) and
   :class:`LSTMAutoencoder` ([T] §10.2, item 3);
 - the objective [T] (10-9) with its regularisers (:func:`objective`), the corruptions of a
-  denoising autoencoder, and one training loop (:func:`train_autoencoder`);
+  denoising autoencoder, one training loop (:func:`train_autoencoder`) and greedy
+  layer-wise pretraining of a stacked autoencoder (:func:`pretrain_greedily`);
 - :class:`Autoencoder`, a scikit-learn estimator over the dense, linear and convolutional
   models, so that autoencoders sit in the same tables as every other method.
 
@@ -58,6 +59,7 @@ __all__ = [
     "gaussian_noise",
     "masking_noise",
     "train_autoencoder",
+    "pretrain_greedily",
     "encode",
     "decode",
     "reconstruct",
@@ -602,6 +604,88 @@ def _fit_module(
         epochs.set_postfix(loss=f"{history['loss'][-1]:.4g}")
     model.eval()
     return history
+
+
+def _layer_blocks(sequential):
+    """``sequential`` cut before each linear layer: blocks (layer, its activations)."""
+    blocks = []
+    for module in sequential:
+        if isinstance(module, nn.Linear):
+            blocks.append([])
+        blocks[-1].append(module)
+    return [nn.Sequential(*block) for block in blocks]
+
+
+class _ShallowStage(_Autoencoder):
+    """One stage of greedy pretraining: an encoder block and its mirror decoder block.
+
+    The blocks are the deep network's own modules (not copies), so training the stage
+    trains those layers of the deep network in place.
+    """
+
+    def __init__(self, encoder, decoder):
+        super().__init__()
+        self.encoder = encoder
+        self.decoder = decoder
+
+
+def pretrain_greedily(
+    model,
+    X,
+    *,
+    max_epochs=5,
+    batch_size=64,
+    lr=1e-3,
+    random_state=None,
+    verbose=False,
+):
+    """Greedy layer-wise pretraining of a stacked autoencoder ([T] §10.2, figure 10-4).
+
+    Stage ``k`` trains a shallow autoencoder made of the deep network's ``k``-th encoder
+    layer and the decoder layer that mirrors it (each with the activation that follows it
+    in the deep network) to reconstruct its input ``h_{k-1}`` (``h_0 = x``); then the
+    stage's codes ``h_k`` become the next stage's data. Earlier layers stay fixed. The
+    layers are trained in place, so that ``model`` ends ready for end-to-end fine-tuning
+    with :func:`train_autoencoder`. The decoder layers are trained, not tied to the
+    transposed encoder weights (tying them, as Hinton and Salakhutdinov did, is optional
+    in [T]).
+
+    Parameters
+    ----------
+    model : DenseAutoencoder (or LinearAutoencoder)
+        Built inside :func:`seeded` to fix its initial weights.
+    X : array-like of shape (n_samples, n_features)
+    max_epochs, batch_size, lr : as in :func:`train_autoencoder`, for every stage
+    random_state : int, RandomState or None
+        Source of each stage's batch order.
+    verbose : bool, default=False
+        Show a text progress bar per stage.
+
+    Returns
+    -------
+    list of dict
+        The :func:`train_autoencoder` history of each stage, outermost stage first.
+    """
+    h = check_array(X)
+    seeds = check_random_state(random_state)
+    stages = zip(_layer_blocks(model.encoder), _layer_blocks(model.decoder)[::-1])
+    histories = []
+    for encoder, decoder in stages:
+        stage = _ShallowStage(encoder, decoder)
+        histories.append(
+            train_autoencoder(
+                stage,
+                h,
+                max_epochs=max_epochs,
+                batch_size=batch_size,
+                lr=lr,
+                random_state=_seed_from(seeds),
+                verbose=verbose,
+            )
+        )
+        h = _encode_tensor(stage, _as_tensor(h)).numpy()
+    model.eval()
+    return histories
 
 
 # ------------------------------------------------------------- using a trained model

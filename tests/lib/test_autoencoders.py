@@ -357,6 +357,51 @@ def test_conv_autoencoder_upsampling_variants_keep_the_shape():
             assert model.decode(z).shape == x.shape
 
 
+# ------------------------------------------------------- greedy layer-wise pretraining
+
+
+def _small_stack(seed):
+    with ae.seeded(seed):
+        return ae.DenseAutoencoder(64, code_size=4, hidden=(32, 16))
+
+
+def _parameters(modules):
+    return torch.cat([p.detach().flatten() for m in modules for p in m.parameters()])
+
+
+def test_pretraining_trains_each_stage_and_is_reproducible(digits01):
+    X, _ = digits01
+    model, twin = _small_stack(0), _small_stack(0)
+    before = np.mean((ae.reconstruct(model, X) - X) ** 2)
+    histories = ae.pretrain_greedily(model, X, max_epochs=10, lr=3e-3, random_state=0)
+    ae.pretrain_greedily(twin, X, max_epochs=10, lr=3e-3, random_state=0)
+    assert len(histories) == 3  # 64-32, 32-16, 16-4
+    for history in histories:
+        assert history["loss"][-1] < 0.6 * history["loss"][0]
+    assert np.mean((ae.reconstruct(model, X) - X) ** 2) < before
+    assert torch.equal(_parameters([model]), _parameters([twin]))
+
+
+def test_pretraining_fixes_the_lower_layers_before_training_the_next(digits01):
+    X, _ = digits01
+    model, other = _small_stack(0), _small_stack(0)
+    deeper = [other.encoder[2], other.encoder[4], other.decoder[0], other.decoder[2]]
+    with ae.seeded(1):
+        for layer in deeper:
+            layer.reset_parameters()  # the two differ above the first stage only
+    first = [model.encoder[0], model.decoder[4]]
+    initial_first = _parameters(first).clone()
+    ae.pretrain_greedily(model, X, max_epochs=3, random_state=0)
+    ae.pretrain_greedily(other, X, max_epochs=3, random_state=0)
+    # stage 1 was trained, and nothing above it changed it or depends on it
+    assert not torch.equal(_parameters(first), initial_first)
+    assert torch.equal(
+        _parameters(first), _parameters([other.encoder[0], other.decoder[4]])
+    )
+    mine = [model.encoder[2], model.encoder[4], model.decoder[0], model.decoder[2]]
+    assert not torch.allclose(_parameters(mine), _parameters(deeper))
+
+
 # ------------------------------------------------------ scikit-learn's own checks
 
 
