@@ -14,6 +14,9 @@ Four parts, each usable alone (``--part``):
   and the span of the map in every block of 50 iterations, KL, peak resident memory.
   ``exact`` runs 1,000 iterations up to 2,000 points and 100 iterations at 5,000 (its
   time per iteration is what the table uses).
+- ``span``: seconds (wall and CPU) of one FFT gradient of dr_lib and of one openTSNE FFT
+  iteration at fixed clustered 2-D maps of span 20 ... 200, N = 5,000 ... 50,000: the
+  bounded grid keeps dr_lib's cost flat while openTSNE's grid grows with the span.
 - ``jit``: seconds of a small fit in a fresh process with an empty numba cache (the
   compile) and again with the filled cache.
 
@@ -275,6 +278,79 @@ def scaling(
     return rows
 
 
+SPAN_SIZES = [5000, 10_000, 20_000, 50_000]
+SPANS = [20.0, 50.0, 100.0, 200.0]
+
+
+def clustered_map(n, span, seed=0):
+    """A t-SNE-like 2-D map: 10 round clusters on a ring, scaled to the given span."""
+    rng = np.random.default_rng(seed)
+    angles = 2 * np.pi * np.arange(10) / 10
+    centres = np.column_stack([np.cos(angles), np.sin(angles)])
+    Z = centres[rng.integers(0, 10, n)] + 0.15 * rng.normal(size=(n, 2))
+    return np.ascontiguousarray(Z * span / np.ptp(Z, axis=0).max())
+
+
+def per_iteration_vs_span(sizes=SPAN_SIZES, spans=SPANS, repeats=3):
+    """Seconds per gradient at fixed maps of growing span: dr_lib fft, openTSNE fft.
+
+    The same kNN P (50-D blobs, perplexity 30) and the same map for both; dr_lib times
+    one evaluation of its gradient (no cost), openTSNE one iteration of
+    ``TSNEEmbedding.optimize`` (gradient and update). Best of ``repeats``.
+    """
+    try:
+        import openTSNE
+    except ImportError:
+        openTSNE = None
+    rows = []
+    for n in sizes:
+        X, _, name = dataset(n)
+        P = sne.joint_probabilities(X, PERPLEXITY, method="knn")
+        for span in spans:
+            Z = clustered_map(n, span)
+            evaluate = tsne._cost_gradient_function(P, "fft", 1.0, 0.5)
+            ours = _best_of(lambda: evaluate(Z, 1.0, False), repeats)
+            theirs = (float("nan"), float("nan"))
+            if openTSNE is not None:
+                affinities = openTSNE.affinity.PrecomputedAffinities(P)
+                theirs = _best_of(
+                    lambda: openTSNE.TSNEEmbedding(
+                        Z.copy(), affinities, negative_gradient_method="fft", n_jobs=-1
+                    ).optimize(1, learning_rate=1.0, momentum=0.8, inplace=True),
+                    repeats,
+                )
+            rows.append(
+                {
+                    "data": name,
+                    "n": n,
+                    "span": span,
+                    "dr_lib_fft_s": ours[0],
+                    "openTSNE_fft_s": theirs[0],
+                    "dr_lib_fft_cpu_s": ours[1],
+                    "openTSNE_fft_cpu_s": theirs[1],
+                }
+            )
+            print(
+                f"    N={n:6d} span {span:5.0f}: dr_lib {ours[0] * 1e3:8.1f} ms "
+                f"(CPU {ours[1] * 1e3:7.1f})  openTSNE {theirs[0] * 1e3:8.1f} ms "
+                f"(CPU {theirs[1] * 1e3:7.1f})",
+                flush=True,
+            )
+    return rows
+
+
+def _best_of(function, repeats):
+    """Best wall and best CPU seconds (all threads) of ``repeats`` calls, after one."""
+    function()  # warm-up
+    wall, cpu = [], []
+    for _ in range(repeats):
+        start, start_cpu = time.perf_counter(), time.process_time()
+        function()
+        wall.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    return min(wall), min(cpu)
+
+
 def jit_times():
     """A small fit per method in fresh processes: empty numba cache, then filled cache."""
     rows = []
@@ -343,7 +419,7 @@ def _cli():
     parser.add_argument("--quick", action="store_true", help="small N, few iterations")
     parser.add_argument("--store", action="store_true", help="write book data files")
     parser.add_argument(
-        "--part", choices=["ratios", "scaling", "jit", "all"], default="ratios"
+        "--part", choices=["ratios", "scaling", "span", "jit", "all"], default="ratios"
     )
     parser.add_argument("--sizes", type=int, nargs="*", help="override the sizes")
     parser.add_argument("--repeats", type=int, default=2)
@@ -354,6 +430,7 @@ def _cli():
         "--methods", nargs="*", help="scaling: dr_lib methods (exact barnes_hut fft)"
     )
     parser.add_argument("--name", help="file stem of the stored results")
+    parser.add_argument("--max-iter", type=int, help="scaling: iterations per fit")
     parser.add_argument("--one", nargs=3, metavar=("METHOD", "N", "MAX_ITER"))
     parser.add_argument("--jit-probe", action="store_true")
     args = parser.parse_args()
@@ -367,7 +444,7 @@ def _cli():
     print(f"Before: {_harness.load_average()}", flush=True)
     before = os.getloadavg()
     results = {}
-    parts = ["ratios", "jit", "scaling"] if args.part == "all" else [args.part]
+    parts = ["ratios", "jit", "span", "scaling"] if args.part == "all" else [args.part]
     for part in parts:
         print(f"== t-SNE {part}", flush=True)
         if part == "ratios":  # stored after every N, so a long run keeps what it has
@@ -387,8 +464,12 @@ def _cli():
             sizes = args.sizes or ([500, 2000] if args.quick else SCALING_SIZES)
             results[part] = scaling(
                 sizes,
-                max_iter=300 if args.quick else MAX_ITER,
+                max_iter=args.max_iter or (300 if args.quick else MAX_ITER),
                 methods=args.methods or ("exact", "barnes_hut", "fft"),
+            )
+        elif part == "span":
+            results[part] = per_iteration_vs_span(
+                args.sizes or ([2000] if args.quick else SPAN_SIZES)
             )
         else:
             results[part] = jit_times()
