@@ -94,7 +94,16 @@ def _as_numeric(X, name):
 
 
 def _check_finite(arr, name):
-    """Raise if ``arr`` has NaN or inf, giving the count and the first position."""
+    """Raise if ``arr`` has NaN or inf, giving the count and the first position.
+
+    A finite sum proves every entry finite (one NaN or inf makes the sum NaN or inf) in
+    one pass without a temporary array; only a non-finite sum, which finite entries can
+    also give by overflow, needs the entry-by-entry test.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = arr.sum()
+    if np.isfinite(total):
+        return
     bad = ~np.isfinite(arr)
     if bad.any():
         first = tuple(int(i) for i in np.argwhere(bad)[0])
