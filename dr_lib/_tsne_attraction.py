@@ -36,6 +36,16 @@ def log_kernel(d2, dof):
     return -dof * np.log1p(d2 / dof)
 
 
+@njit(cache=True, inline="always")
+def _squared_distance(Z, i, reference, j):
+    """||z_i - r_j||^2 between row i of Z and row j of the reference map."""
+    d2 = 0.0
+    for k in range(Z.shape[1]):
+        diff = Z[i, k] - reference[j, k]
+        d2 += diff * diff
+    return d2
+
+
 @njit(cache=True, parallel=True)
 def _attraction(indptr, indices, data, Z, reference, dof, out):
     n, d = Z.shape
@@ -61,11 +71,7 @@ def _attraction(indptr, indices, data, Z, reference, dof, out):
             out[i, k] = 0.0
         for e in range(indptr[i], indptr[i + 1]):
             j = indices[e]
-            d2 = 0.0
-            for k in range(d):
-                diff = Z[i, k] - reference[j, k]
-                d2 += diff * diff
-            _, t = kernel_and_force(d2, dof)
+            _, t = kernel_and_force(_squared_distance(Z, i, reference, j), dof)
             f = data[e] * t
             for k in range(d):
                 out[i, k] += f * (Z[i, k] - reference[j, k])
@@ -94,15 +100,11 @@ def attractive_forces(P, Z, dof, reference=None):
 
 @njit(cache=True, parallel=True)
 def _row_p_log_w(indptr, indices, data, Z, reference, dof, out):
-    n, d = Z.shape
+    n = Z.shape[0]
     for i in prange(n):
         total = 0.0
         for e in range(indptr[i], indptr[i + 1]):
-            j = indices[e]
-            d2 = 0.0
-            for k in range(d):
-                diff = Z[i, k] - reference[j, k]
-                d2 += diff * diff
+            d2 = _squared_distance(Z, i, reference, indices[e])
             total += data[e] * log_kernel(d2, dof)
         out[i] = total
 

@@ -9,6 +9,7 @@ and checked in book/09_metric_learning. ([W] calls the map P; the book calls it 
 
 import numpy as np
 from scipy.linalg import eigh
+from sklearn.base import BaseEstimator, TransformerMixin
 
 from dr_lib._linalg import fix_signs
 from dr_lib._validation import (
@@ -16,6 +17,7 @@ from dr_lib._validation import (
     check_integer,
     check_n_features,
     check_psd_matrix,
+    check_transform_input,
 )
 
 __all__ = ["squared_distances", "nearest_psd", "factor"]
@@ -117,3 +119,27 @@ def _factor(M, n_components):
         n_components = max(int(np.sum(values > tolerance)), 1)
     vectors = fix_signs(vectors[:, :n_components])
     return (vectors * np.sqrt(values[:n_components])).T
+
+
+class _LearnedLinearMap(TransformerMixin, BaseEstimator):
+    """Base of the metric learners that store ``components_ = W^T`` (NCA, MMC).
+
+    Learning needs labels (or pairs drawn from them); mapping does not: ``transform`` is
+    ``X @ components_.T``, under which Euclidean distance is the learned Mahalanobis
+    distance with ``M = W W^T`` ([W] 式(10.34)).
+    """
+
+    def transform(self, X):
+        """Map ``X`` to ``X @ components_.T`` (``z = W^T x`` for each sample).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components_)
+        """
+        X = check_transform_input(self, X)
+        return X @ self.components_.T
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags

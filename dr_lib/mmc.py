@@ -19,7 +19,6 @@ checked against cvxpy in book/09_metric_learning.
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
@@ -30,9 +29,8 @@ from dr_lib._validation import (
     check_n_components,
     check_pairs,
     check_positive,
-    check_transform_input,
 )
-from dr_lib.mahalanobis import _factor
+from dr_lib.mahalanobis import _factor, _LearnedLinearMap
 
 __all__ = ["MMC", "pairs_from_labels", "project_capped_simplex"]
 
@@ -306,7 +304,7 @@ def _solve(X, must, cannot, diagonal, max_iter, tol):
     return M, {"objective": objective, "n_iter": n_iter, "gap": float(gap)}
 
 
-class MMC(TransformerMixin, BaseEstimator):
+class MMC(_LearnedLinearMap):
     """Mahalanobis metric for clustering (Xing et al., 2002) from pairs or labels.
 
     Solves [W] 式(10.39) (see :func:`solve`) for must-link and cannot-link pairs, given
@@ -422,18 +420,3 @@ class MMC(TransformerMixin, BaseEstimator):
             )
         _, codes = check_class_labels(y, len(X))
         return _pairs_from_codes(codes, self.n_pairs, self.random_state)
-
-    def transform(self, X):
-        """Map ``X`` to ``X @ components_.T``, where Euclidean distance is the metric's.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_components_)
-        """
-        X = check_transform_input(self, X)
-        return X @ self.components_.T
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        return tags

@@ -13,7 +13,6 @@ in scikit-learn: ``transform(X) = X @ components_.T``.
 
 import numpy as np
 from scipy.optimize import minimize
-from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 
 from dr_lib._validation import (
@@ -24,8 +23,8 @@ from dr_lib._validation import (
     check_linear_map,
     check_n_components,
     check_positive,
-    check_transform_input,
 )
+from dr_lib.mahalanobis import _LearnedLinearMap
 from dr_lib.pca import PCA
 
 __all__ = ["NCA", "objective", "INITS"]
@@ -138,7 +137,7 @@ def objective(X, y, components):
     return _objective_and_gradient(A, X[order], bounds)
 
 
-class NCA(TransformerMixin, BaseEstimator):
+class NCA(_LearnedLinearMap):
     """Neighbourhood components analysis (Goldberger et al., 2004).
 
     Learns ``W`` (stored as ``components_ = W^T``) maximising the expected leave-one-out
@@ -268,18 +267,3 @@ class NCA(TransformerMixin, BaseEstimator):
             return np.eye(n_components, n_features)
         rng = check_random_state(self.random_state)
         return rng.standard_normal((n_components, n_features))
-
-    def transform(self, X):
-        """Map ``X`` to ``X @ components_.T`` (``z = W^T x`` for each sample).
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_components)
-        """
-        X = check_transform_input(self, X)
-        return X @ self.components_.T
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        return tags

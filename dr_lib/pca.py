@@ -215,7 +215,9 @@ class PCA(TransformerMixin, BaseEstimator):
         W = self.components_
         if _mean_dominates(self.mean_, self.n_samples_, self.singular_values_[0] ** 2):
             return (X - self.mean_) @ W.T
-        return X @ W.T - self.mean_ @ W.T
+        scores = X @ W.T
+        scores -= self.mean_ @ W.T
+        return scores
 
     def transform(self, X):
         """Coordinates ``z = W^T (x − x̄)`` ([T] (10-1) on centred data), one row per sample.
