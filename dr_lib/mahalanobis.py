@@ -134,7 +134,7 @@ class _LearnedLinearMap(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_components_)
+        ndarray of shape (n_samples, len(components_))
         """
         X = check_transform_input(self, X)
         return X @ self.components_.T

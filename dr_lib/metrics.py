@@ -299,19 +299,24 @@ def _class_codes(y, n_samples):
     return np.unique(check_labels(y, n_samples), return_inverse=True)[1].ravel()
 
 
-def _class_rank_penalty(X_high, X_low, y, n_neighbors, pairs, *, exchange=False):
-    """Trustworthiness whose penalty counts only the ``pairs`` of one kind.
+def _class_inputs(X_high, X_low, y, n_neighbors, pairs):
+    """The validated arguments of :func:`class_trustworthiness` and :func:`class_continuity`.
 
-    Penalised pairs: j among the k nearest of i in ``X_low`` but of rank r(i, j) > k in
-    ``X_high``, kept when j has i's class (``"within"``) or another (``"between"``).
-    With ``exchange=True`` the two spaces swap roles after validation: continuity.
+    Returns ``(X_high, X_low, codes, k, pairs)``, with ``codes`` the class index of each
+    sample.
     """
     X_high, X_low = _pair(X_high, X_low)
     k = _check_rank_k(n_neighbors, len(X_high))
     pairs = check_in(pairs, ("between", "within"), name="pairs")
-    codes = _class_codes(y, len(X_high))
-    if exchange:
-        X_high, X_low = X_low, X_high
+    return X_high, X_low, _class_codes(y, len(X_high)), k, pairs
+
+
+def _class_trustworthiness(X_high, X_low, codes, k, pairs):
+    """Trustworthiness whose penalty counts only the ``pairs`` of one kind.
+
+    Penalised pairs: j among the k nearest of i in ``X_low`` but of rank r(i, j) > k in
+    ``X_high``, kept when j has i's class (``"within"``) or another (``"between"``).
+    """
     n = len(X_high)
     low_neighbours = _nearest_by_rank(X_low, k)
     penalty = np.take_along_axis(_ranks(X_high), low_neighbours, axis=1) - k
@@ -343,7 +348,8 @@ def class_trustworthiness(X_high, X_low, y, n_neighbors=10, *, pairs="between"):
     -------
     float in [0, 1]
     """
-    return _class_rank_penalty(X_high, X_low, y, n_neighbors, pairs)
+    X_high, X_low, codes, k, pairs = _class_inputs(X_high, X_low, y, n_neighbors, pairs)
+    return _class_trustworthiness(X_high, X_low, codes, k, pairs)
 
 
 def class_continuity(X_high, X_low, y, n_neighbors=10, *, pairs="within"):
@@ -365,7 +371,8 @@ def class_continuity(X_high, X_low, y, n_neighbors=10, *, pairs="within"):
     -------
     float in [0, 1]
     """
-    return _class_rank_penalty(X_high, X_low, y, n_neighbors, pairs, exchange=True)
+    X_high, X_low, codes, k, pairs = _class_inputs(X_high, X_low, y, n_neighbors, pairs)
+    return _class_trustworthiness(X_low, X_high, codes, k, pairs)
 
 
 def _same_class_fraction(X, codes, k):
