@@ -66,8 +66,10 @@ AUTO_LEARNING_RATE = 0.1
 #: Largest step of one point in one iteration, in units of 1 / sqrt(median(beta_i))
 #: (t-SNE's MAX_STEP in a map of unit bandwidth).
 MAX_STEP = 5.0
-#: Up to this many samples, ``method="auto"`` is the exact O(N^2) evaluation.
-EXACT_MAX_SAMPLES = 1000
+#: Up to this many samples, ``method="auto"`` is the exact O(N^2) evaluation: from a PCA
+#: start the knn path keeps nearly every pair for many iterations (the map is compressed),
+#: and at N = 2,000 the exact fit was the faster one (benchmarks/bench_classnerv.py).
+EXACT_MAX_SAMPLES = 4000
 #: ``method="knn"`` drops the map pairs with beta_i ||z_i - z_j||^2 more than this above
 #: the row's nearest data neighbour: each dropped q_{j|i} < exp(-MAP_CUTOFF) ~ 2e-9.
 MAP_CUTOFF = 20.0
