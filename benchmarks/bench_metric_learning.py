@@ -43,7 +43,7 @@ def bench_nca():
             f"NCA digits 64->2, {label}",
             lambda ours=ours: ours.fit(X, y),
             lambda reference=reference: reference.fit(X, y),
-            repeats=2,
+            min_repeats=2,
         )
         print(
             f"    L-BFGS iterations: dr_lib {ours.n_iter_}, scikit-learn "
@@ -64,7 +64,7 @@ def bench_lda():
             f"LDA {name}",
             lambda X=X, y=y: LDA().fit(X, y),
             lambda X=X, y=y: SkLDA(solver="eigen").fit(X, y),
-            repeats=5,
+            min_repeats=5,
         )
     return ratios
 
@@ -97,7 +97,7 @@ def bench_mmc():
         "MMC wine, 300 + 300 pairs vs cvxpy + SCS",
         lambda: mmc.solve(X, must, cannot),
         lambda: _cvxpy(U, V, "SCS"),
-        repeats=2,
+        min_repeats=2,
     )
     M_ours, info = mmc.solve(X, must, cannot)
     f_ours, g_ours = _sums(U, V, M_ours)

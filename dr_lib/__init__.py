@@ -30,6 +30,7 @@ _LAZY = {
     "nca": ("dr_lib.nca", None),
     "lda": ("dr_lib.lda", None),
     "mmc": ("dr_lib.mmc", None),
+    "autoencoders": ("dr_lib.autoencoders", None),
     "PCA": ("dr_lib.pca", "PCA"),
     "ClassicalMDS": ("dr_lib.mds", "ClassicalMDS"),
     "KernelPCA": ("dr_lib.kernel_pca", "KernelPCA"),

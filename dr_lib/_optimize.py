@@ -55,7 +55,7 @@ class OptimizeResult:
     cost : float
         The cost at the final map (computed once more there).
     n_iter : int
-        Iterations run (fewer than scheduled if the gradient vanished).
+        Iterations run (fewer than scheduled if the gradient vanished in a phase).
     history : list of (int, float)
         (iteration, cost) every ``cost_every`` iterations.
     """
@@ -103,7 +103,9 @@ def gradient_descent(
     max_step : float, optional
         Largest length of one point's step (openTSNE clips at 5); None: no clipping.
     min_grad_norm : float, default=1e-7
-        Stop early when the gradient's Frobenius norm falls below this.
+        End a phase early when the gradient's Frobenius norm falls below this (as
+        scikit-learn does); the next phase still runs, since it changes the cost (an
+        exaggerated phase that has settled is followed by the plain one).
     cost_every : int, default=50
         Record the cost every this many iterations (and show it on the progress bar).
     recentre : bool, default=True
@@ -125,36 +127,33 @@ def gradient_descent(
     done = 0
     bar = _progress(sum(p.n_iter for p in phases), verbose, desc)
     try:
-        for phase in _schedule(phases):
-            cost, grad = gradient(Z, phase.exaggeration, (done + 1) % cost_every == 0)
-            done += 1
-            if cost is not None:
-                history.append((done, cost))
-            _report(bar, cost)
-            if np.sqrt(np.vdot(grad, grad)) < min_grad_norm:
-                break
-            _update(
-                Z,
-                np.ascontiguousarray(grad, dtype=np.float64),
-                step,
-                gains,
-                phase.momentum,
-                phase.learning_rate,
-                min_gain,
-                -1.0 if max_step is None else max_step,
-                recentre,
-            )
+        for phase in phases:
+            for _ in range(phase.n_iter):
+                cost, grad = gradient(
+                    Z, phase.exaggeration, (done + 1) % cost_every == 0
+                )
+                done += 1
+                if cost is not None:
+                    history.append((done, cost))
+                _report(bar, cost)
+                if np.sqrt(np.vdot(grad, grad)) < min_grad_norm:
+                    break  # this phase has converged; the next one starts
+                _update(
+                    Z,
+                    np.ascontiguousarray(grad, dtype=np.float64),
+                    step,
+                    gains,
+                    phase.momentum,
+                    phase.learning_rate,
+                    min_gain,
+                    -1.0 if max_step is None else max_step,
+                    recentre,
+                )
     finally:
         if bar is not None:
             bar.close()
     cost, _ = gradient(Z, 1.0, True)
     return OptimizeResult(embedding=Z, cost=float(cost), n_iter=done, history=history)
-
-
-def _schedule(phases):
-    """The phase of every scheduled iteration, in order."""
-    for phase in phases:
-        yield from [phase] * phase.n_iter
 
 
 def _report(bar, cost):

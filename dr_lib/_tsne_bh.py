@@ -23,7 +23,7 @@ from numba import njit, prange
 
 from dr_lib._tsne_attraction import kernel_and_force
 
-__all__ = ["MAX_DEPTH", "Tree", "build_tree", "repulsion"]
+__all__ = ["MAX_DEPTH", "Tree", "morton_order", "build_tree", "repulsion"]
 
 #: Cells are split at most this many times: after 52 halvings (the bits of a float64
 #: mantissa) two points still in one cell are, for the kernel, the same point.
@@ -60,7 +60,35 @@ def _same_place(a, b):
 
 
 @njit(cache=True)
-def _build(Z):
+def morton_order(Z):
+    """The points sorted along a Z-order (Morton) curve: nearby points get nearby ranks.
+
+    Each coordinate is scaled to a 20-bit integer over the bounding cube and the bits of
+    the coordinates are interleaved; sorting by that key walks the cells of the tree in
+    depth-first order. Inserting and walking the points in this order keeps the cells that
+    consecutive points touch in cache.
+    """
+    n, d = Z.shape
+    bits = 20
+    lo = np.empty(d)
+    side = 0.0
+    for k in range(d):
+        lo[k] = Z[:, k].min()
+        side = max(side, Z[:, k].max() - lo[k])
+    scale = (2**bits - 1) / side if side > 0 else 0.0
+    keys = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        key = 0
+        for k in range(d):
+            q = np.int64((Z[i, k] - lo[k]) * scale)
+            for b in range(bits):
+                key |= ((q >> b) & 1) << (b * d + k)
+        keys[i] = key
+    return np.argsort(keys)
+
+
+@njit(cache=True)
+def _build(Z, order):
     n, d = Z.shape
     n_children = 1 << d
     capacity = 4 * n + n_children + 1
@@ -83,7 +111,7 @@ def _build(Z):
     half[0] = max(0.5 * side * (1.0 + 1e-9), 1e-300)
     n_nodes = 1
 
-    for p in range(n):
+    for p in order:
         node = 0
         depth = 0
         while True:
@@ -137,13 +165,15 @@ def _build(Z):
 
 class Tree:
     """A built 2^d-tree: per cell its first child (-1 for a leaf), half side, point count
-    and centre of mass. Cell 0 is the root; the children of a cell are consecutive."""
+    and centre of mass. Cell 0 is the root; the children of a cell are consecutive.
+    ``order`` is the Morton order in which the points were inserted."""
 
-    def __init__(self, first_child, half, count, centre_of_mass):
+    def __init__(self, first_child, half, count, centre_of_mass, order):
         self.first_child = first_child
         self.half = half
         self.count = count
         self.centre_of_mass = centre_of_mass
+        self.order = order
 
     @property
     def n_cells(self):
@@ -157,22 +187,35 @@ def build_tree(Z):
     -------
     Tree
     """
-    return Tree(*_build(np.ascontiguousarray(Z, dtype=np.float64)))
+    Z = np.ascontiguousarray(Z, dtype=np.float64)
+    order = morton_order(Z)
+    return Tree(*_build(Z, order), order)
+
+
+@njit(cache=True, inline="always")
+def _coordinate(A, row, k, d):
+    """A[row, k], or 0 for an axis the map does not have (k >= d)."""
+    return A[row, k] if k < d else 0.0
 
 
 @njit(cache=True, parallel=True)
-def _walk(first_child, half, count, com, Zq, theta, dof, r, s):
+def _walk(first_child, half, count, com, Zq, order, theta, dof, r, s):
+    # Coordinates are held in three scalars (0 for missing axes) rather than small arrays,
+    # so that they stay in registers; for d = 2 this halves the time of the walk.
     n, d = Zq.shape
     n_children = 1 << d
     n_chunks = (n + WALK_CHUNK - 1) // WALK_CHUNK
     theta2 = theta * theta
     for chunk in prange(n_chunks):
         stack = np.empty((MAX_DEPTH + 2) * n_children, dtype=np.int64)
-        force = np.empty(d)
-        diff = np.empty(d)
-        for i in range(chunk * WALK_CHUNK, min(n, (chunk + 1) * WALK_CHUNK)):
-            for k in range(d):
-                force[k] = 0.0
+        for position in range(chunk * WALK_CHUNK, min(n, (chunk + 1) * WALK_CHUNK)):
+            i = order[position]
+            z0 = Zq[i, 0]
+            z1 = _coordinate(Zq, i, 1, d)
+            z2 = _coordinate(Zq, i, 2, d)
+            f0 = 0.0
+            f1 = 0.0
+            f2 = 0.0
             total = 0.0
             stack[0] = 0
             top = 1
@@ -182,25 +225,29 @@ def _walk(first_child, half, count, com, Zq, theta, dof, r, s):
                 n_c = count[node]
                 if n_c == 0:
                     continue
-                d2 = 0.0
-                for k in range(d):
-                    diff[k] = Zq[i, k] - com[node, k]
-                    d2 += diff[k] * diff[k]
+                x0 = z0 - com[node, 0]
+                x1 = z1 - _coordinate(com, node, 1, d)
+                x2 = z2 - _coordinate(com, node, 2, d)
+                d2 = x0 * x0 + x1 * x1 + x2 * x2
                 side = 2.0 * half[node]
                 if first_child[node] == -1 or side * side < theta2 * d2:
                     w, t = kernel_and_force(d2, dof)
                     total += n_c * w
                     f = n_c * w * t
-                    for k in range(d):
-                        force[k] += f * diff[k]
+                    f0 += f * x0
+                    f1 += f * x1
+                    f2 += f * x2
                 else:
                     first = first_child[node]
                     for c in range(n_children):
                         stack[top] = first + c
                         top += 1
             s[i] = total
-            for k in range(d):
-                r[i, k] = force[k]
+            r[i, 0] = f0
+            if d > 1:
+                r[i, 1] = f1
+            if d > 2:
+                r[i, 2] = f2
 
 
 def repulsion(tree, Z, theta, dof, *, in_tree=True):
@@ -235,6 +282,7 @@ def repulsion(tree, Z, theta, dof, *, in_tree=True):
         tree.count,
         tree.centre_of_mass,
         Z,
+        tree.order if in_tree else morton_order(Z),
         float(theta),
         float(dof),
         r,

@@ -45,6 +45,7 @@ __all__ = [
     "N_INTERPOLATION_POINTS",
     "MIN_INTERVALS",
     "MAX_INTERVALS",
+    "NEAR_FIELD_WIDTH",
     "Grid",
     "make_grid",
     "repulsion",
@@ -56,6 +57,10 @@ N_INTERPOLATION_POINTS = 3
 MIN_INTERVALS = 50
 #: Most intervals per axis, however large the map (the bound on the grid), by map dimension.
 MAX_INTERVALS = {1: 1000, 2: 80}
+#: Intervals wider than this (in map units, where the kernel falls to 1/2 at distance 1)
+#: get the exact near field: the interpolation error of the kernel between adjacent
+#: intervals grows with the cube of their width.
+NEAR_FIELD_WIDTH = 0.5
 
 
 class Grid:
@@ -81,7 +86,7 @@ class Grid:
         self.box_width = box_width
         self.n_boxes = n_boxes
         self.p = p
-        self.exact_near_field = box_width > 1.0
+        self.exact_near_field = box_width > NEAR_FIELD_WIDTH
         # FFT length: even, fast, and long enough that no two offsets alias
         self.fft_length = scipy.fft.next_fast_len(2 * self.n_nodes - 2, real=True)
         if self.fft_length % 2:
@@ -261,18 +266,24 @@ def _spectrum(table):
 
 
 def _convolve(charges, grid, d, dof):
-    """Node potentials: channels 0..d with w w^(1/alpha), channel 0 again with w."""
+    """Node potentials: channels 0..d with w w^(1/alpha), channel 0 again with w.
+
+    The transforms run in single precision, twice as fast: their rounding (about 1e-7 of
+    the largest potential) is far below the interpolation error (book/07_sne_tsne).
+    """
     length = grid.fft_length
     shape = (length,) * d
     axes = tuple(range(1, d + 1))
-    spectrum = scipy.fft.rfftn(charges, s=shape, axes=axes, workers=-1)
+    spectrum = scipy.fft.rfftn(
+        charges.astype(np.float32), s=shape, axes=axes, workers=-1
+    )
     force_hat, w_hat = (
-        _spectrum(t)
+        _spectrum(t).astype(np.float32)
         for t in _kernel_tables(_offsets_sq(grid.n_padded, grid.spacing, d), dof)
     )
     spectrum = np.concatenate([spectrum * force_hat, spectrum[:1] * w_hat])
     out = scipy.fft.irfftn(spectrum, s=shape, axes=axes, workers=-1)
-    return out[(slice(None),) + (slice(0, grid.n_padded),) * d]
+    return out[(slice(None),) + (slice(0, grid.n_padded),) * d].astype(np.float64)
 
 
 # -------------------------------------------------------------- the exact near field
@@ -315,31 +326,38 @@ def _neighbour_box(box, offset, n_boxes, d):
 
 @njit(cache=True, parallel=True)
 def _near_exact(Z, box, order, starts, n_boxes, dof, out):
-    """Exact s_i (column 0) and r_i (columns 1..d) over the 3^d boxes around each point's."""
+    """Exact s_i (column 0) and r_i (columns 1..d) over the 3^d boxes around each point's.
+
+    The coordinates are first copied in box order, so the points of a box are contiguous
+    in memory; a 2-D map keeps its sums in scalars (as ``_tsne_attraction``).
+    """
     n, d = Z.shape
     n_offsets = 3 if d == 1 else 9
+    sorted_Z = np.empty_like(Z)
+    for position in range(n):
+        sorted_Z[position] = Z[order[position]]
     for position in prange(n):
         i = order[position]
         total = 0.0
-        for k in range(d):
-            out[i, 1 + k] = 0.0
+        f0 = 0.0
+        f1 = 0.0
         for offset in range(n_offsets):
             other = _neighbour_box(box[i], offset, n_boxes, d)
             if other < 0:
                 continue
             for e in range(starts[other], starts[other + 1]):
-                j = order[e]
-                if j == i:
+                if e == position:
                     continue
-                d2 = 0.0
-                for k in range(d):
-                    diff = Z[i, k] - Z[j, k]
-                    d2 += diff * diff
-                w, t = kernel_and_force(d2, dof)
+                x0 = sorted_Z[position, 0] - sorted_Z[e, 0]
+                x1 = sorted_Z[position, 1] - sorted_Z[e, 1] if d == 2 else 0.0
+                w, t = kernel_and_force(x0 * x0 + x1 * x1, dof)
                 total += w
-                for k in range(d):
-                    out[i, 1 + k] += w * t * (Z[i, k] - Z[j, k])
+                f0 += w * t * x0
+                f1 += w * t * x1
         out[i, 0] = total
+        out[i, 1] = f0
+        if d == 2:
+            out[i, 2] = f1
 
 
 def _near_blocks(grid, d, dof):
@@ -367,6 +385,7 @@ def _near_on_grid(charges, force, w, local, starts, n_boxes, p, row_length, out)
     ``out`` (channels + 1 x nodes) receives, for each node of a box holding points, the sum
     over the nodes of the 3^d boxes around it of kernel x charge; subtracting it leaves the
     far field. Charges are channels 0..d; the extra output channel is w with charge 0.
+    Each source node's charges are read once and each box is summed in a local buffer.
     """
     n_channels = charges.shape[0]
     n_local = local.shape[0]
@@ -376,23 +395,33 @@ def _near_on_grid(charges, force, w, local, starts, n_boxes, p, row_length, out)
         b = np.int64(parallel_index)  # prange indices are unsigned
         if starts[b + 1] == starts[b]:
             continue  # no point reads these nodes
-        base = b * p if d == 1 else (b // n_boxes) * p * row_length + (b % n_boxes) * p
+        acc = np.zeros((n_local, n_channels + 1))
+        q = np.empty(n_channels)
         for offset in range(force.shape[0]):
             other = _neighbour_box(b, offset, n_boxes, d)
             if other < 0 or starts[other + 1] == starts[other]:
                 continue  # no charge there
-            if d == 1:
-                other_base = other * p
-            else:
-                other_base = (other // n_boxes) * p * row_length + (other % n_boxes) * p
-            for a in range(n_local):
-                target = base + local[a]
-                for c in range(n_local):
-                    source = other_base + local[c]
+            source_base = _box_base(other, n_boxes, p, row_length, d)
+            for c in range(n_local):
+                for ch in range(n_channels):
+                    q[ch] = charges[ch, source_base + local[c]]
+                for a in range(n_local):
                     kf = force[offset, a, c]
                     for ch in range(n_channels):
-                        out[ch, target] += kf * charges[ch, source]
-                    out[n_channels, target] += w[offset, a, c] * charges[0, source]
+                        acc[a, ch] += kf * q[ch]
+                    acc[a, n_channels] += w[offset, a, c] * q[0]
+        base = _box_base(b, n_boxes, p, row_length, d)
+        for a in range(n_local):
+            for ch in range(n_channels + 1):
+                out[ch, base + local[a]] = acc[a, ch]
+
+
+@njit(cache=True)
+def _box_base(box, n_boxes, p, row_length, d):
+    """Flat index of the first node of ``box`` in the padded grid."""
+    if d == 1:
+        return box * p
+    return (box // n_boxes) * p * row_length + (box % n_boxes) * p
 
 
 # ------------------------------------------------------------------------ the sums

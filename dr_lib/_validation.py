@@ -17,6 +17,7 @@ Randomness is not handled here: estimators call :func:`sklearn.utils.check_rando
 directly.
 """
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -46,6 +47,12 @@ __all__ = [
     "check_transform_input",
     "check_positive_spectrum",
     "check_neighbor_indices",
+    "check_int_pair",
+    "check_layer_sizes",
+    "check_kernel",
+    "check_image_shape",
+    "check_array_nd",
+    "check_unit_range",
 ]
 
 _NUMERIC_KINDS = "biuf"
@@ -87,7 +94,16 @@ def _as_numeric(X, name):
 
 
 def _check_finite(arr, name):
-    """Raise if ``arr`` has NaN or inf, giving the count and the first position."""
+    """Raise if ``arr`` has NaN or inf, giving the count and the first position.
+
+    A finite sum proves every entry finite (one NaN or inf makes the sum NaN or inf) in
+    one pass without a temporary array; only a non-finite sum, which finite entries can
+    also give by overflow, needs the entry-by-entry test.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = arr.sum()
+    if np.isfinite(total):
+        return
     bad = ~np.isfinite(arr)
     if bad.any():
         first = tuple(int(i) for i in np.argwhere(bad)[0])
@@ -936,3 +952,158 @@ def check_map_rows(Z, n_samples, *, name="Z"):
     Z = check_array(Z, name=name)
     _check_length(Z, n_samples, name)
     return Z
+
+
+# ------------------------------------------------------------- autoencoders (book/10)
+
+
+def check_int_pair(value, *, name, low=1):
+    """Validate an integer or a pair of integers, each at least ``low``.
+
+    Used for the ``(height, width)`` of images, strides and paddings: ``2`` means
+    ``(2, 2)``.
+
+    Returns
+    -------
+    tuple of two int
+    """
+    pair = (value, value) if isinstance(value, Integral) else value
+    if isinstance(value, (bool, np.bool_, str)) or np.ndim(pair) != 1 or len(pair) != 2:
+        raise ValueError(
+            f"{name}={value!r} must be an integer or a pair of integers "
+            f"(height, width); pass e.g. {name}={max(low, 1)} or "
+            f"{name}=({max(low, 1)}, {max(low, 1)})."
+        )
+    return tuple(
+        check_integer(v, name=f"{name}[{k}]", low=low) for k, v in enumerate(pair)
+    )
+
+
+def check_layer_sizes(sizes, *, name):
+    """Validate a sequence of positive layer sizes (possibly empty), e.g. ``(128, 64)``.
+
+    Returns
+    -------
+    tuple of int
+    """
+    if isinstance(sizes, (str, bytes)) or np.ndim(sizes) != 1:
+        raise ValueError(
+            f"{name}={sizes!r} must be a sequence of layer sizes, e.g. {name}=(128, 64), "
+            f"or () for none."
+        )
+    return tuple(check_integer(v, name=f"{name}[{k}]") for k, v in enumerate(sizes))
+
+
+def check_kernel(kernel, *, name="kernel"):
+    """Validate a 2-D convolution kernel: finite numbers, or symbols.
+
+    Parameters
+    ----------
+    kernel : array-like of shape (k_h, k_w)
+        Numbers, or symbolic entries (an object array or a ``sympy.Matrix``), so that a
+        convolution matrix can be built with symbols as in book/10_autoencoders.
+
+    Returns
+    -------
+    ndarray of shape (k_h, k_w)
+        float64 for numbers; the object array, unchanged, for symbols.
+    """
+    arr = np.asarray(kernel)
+    if arr.ndim != 2 or 0 in arr.shape:
+        raise ValueError(
+            f"{name} must be a non-empty 2-D array of shape (k_h, k_w); got shape "
+            f"{arr.shape}. For one channel of a torch weight w, pass w[0, 0]."
+        )
+    if arr.dtype.kind == "O" and not _all_numbers(arr):
+        return arr
+    arr = _as_numeric(arr, name)
+    _check_finite(arr, name)
+    return arr
+
+
+def _all_numbers(arr):
+    """True when every entry of an object array is a plain real number."""
+    return all(isinstance(v, Real) for v in arr.flat)
+
+
+def check_image_shape(image_shape, n_features, *, multiple_of=1, name="image_shape"):
+    """Validate the ``(height, width)`` that each row of ``X`` is reshaped to.
+
+    Parameters
+    ----------
+    image_shape : int or pair of int
+    n_features : int
+        The number of columns of ``X``, which must equal ``height * width``.
+    multiple_of : int, default=1
+        Both sides must be multiples of this (4 for two 2x2 poolings).
+
+    Returns
+    -------
+    tuple of two int
+    """
+    height, width = check_int_pair(image_shape, name=name)
+    if height * width != n_features:
+        raise ValueError(
+            f"X has {n_features} features per row, but {name}=({height}, {width}) "
+            f"expects {height} x {width} = {height * width} pixels: each row must be one "
+            f"image of shape ({height}, {width}), flattened. Pass X of shape "
+            f"(n_samples, {height * width}), or set {name} to the (height, width) of "
+            f"your images."
+        )
+    if height % multiple_of or width % multiple_of:
+        raise ValueError(
+            f"{name}=({height}, {width}): both sides must be multiples of "
+            f"{multiple_of} (the network halves them with 2x2 poolings). Crop or pad the "
+            f"images, e.g. to ({height - height % multiple_of}, "
+            f"{width - width % multiple_of})."
+        )
+    return height, width
+
+
+def check_array_nd(X, *, name="X", ndims=(2, 3)):
+    """Validate a finite numeric array with one sample per entry of its first axis.
+
+    Like :func:`check_array`, for data that may also be 3-D: sequences of shape
+    (n_samples, n_steps, n_features) for the LSTM autoencoder.
+
+    Returns
+    -------
+    ndarray, dtype float64
+    """
+    arr = _as_numeric(X, name)
+    if arr.ndim not in ndims:
+        shapes = " or ".join(f"{d}-D" for d in ndims)
+        raise ValueError(
+            f"{name} must be {shapes} with samples along the first axis; got shape "
+            f"{arr.shape}. Reshape it, e.g. {name}.reshape(len({name}), -1)."
+        )
+    if arr.shape[0] == 0:
+        raise ValueError(
+            f"{name} has no samples (shape {arr.shape}); pass at least one."
+        )
+    _check_finite(arr, name)
+    return arr
+
+
+def check_unit_range(X, *, name="X", why="the model's output lies in [0, 1]"):
+    """Warn when data leave [0, 1], and return the linear map that brings them into it.
+
+    Returns
+    -------
+    low, scale : float
+        ``(X - low) / scale`` lies in [0, 1]; ``(0.0, 1.0)`` (no change, no warning) when
+        ``X`` already does.
+    """
+    low, high = float(np.min(X)), float(np.max(X))
+    if low >= 0.0 and high <= 1.0:
+        return 0.0, 1.0
+    scale = high - low if high > low else 1.0
+    warnings.warn(
+        f"{name} has values in [{low:.4g}, {high:.4g}], outside [0, 1], but {why}. "
+        f"{name} is rescaled to ({name} - {low:.4g}) / {scale:.4g} for training, and "
+        f"reconstructions are mapped back. Scale {name} into [0, 1] yourself (e.g. "
+        f"divide 8-bit pixels by 255) to silence this warning.",
+        UserWarning,
+        stacklevel=3,
+    )
+    return low, scale

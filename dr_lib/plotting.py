@@ -57,6 +57,7 @@ __all__ = [
     "table",
     "displacement_map",
     "neighbourhood_weights",
+    "heatmap",
 ]
 
 #: Okabe & Ito's colour-blind-safe palette (black last, so the first seven are colours).
@@ -948,4 +949,103 @@ def neighbourhood_weights(
     fig.legend(handles, labels, loc="outside lower center", ncols=3)
     mappable = mpl.cm.ScalarMappable(norm=norm, cmap=cmap)
     fig.colorbar(mappable, ax=axes.ravel().tolist(), label="weight $w_{ij}$")
+    return fig
+
+
+# ------------------------------------------------------------------------- heat maps
+
+
+def _cell_text_colour(rgba):
+    """Black on light cells, white on dark ones (relative luminance of the cell)."""
+    red, green, blue = rgba[:3]
+    return "black" if 0.2126 * red + 0.7152 * green + 0.0722 * blue > 0.45 else "white"
+
+
+def _check_heatmap_input(values, row_labels, col_labels, panel_titles):
+    """``values`` as an array of shape (n_panels, n_rows, n_cols), labels checked."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim == 2:
+        values = values[None]
+    if values.ndim != 3 or 0 in values.shape:
+        raise ValueError(
+            f"values must have shape (n_rows, n_cols) or (n_panels, n_rows, n_cols); "
+            f"got {values.shape}."
+        )
+    for name, labels, n in (
+        ("row_labels", row_labels, values.shape[1]),
+        ("col_labels", col_labels, values.shape[2]),
+        ("panel_titles", panel_titles, values.shape[0]),
+    ):
+        if labels is not None and len(labels) != n:
+            raise ValueError(f"{name} has {len(labels)} entries; pass one per {n}.")
+    return values
+
+
+@_house_style
+def heatmap(
+    values,
+    *,
+    row_labels,
+    col_labels,
+    xlabel,
+    ylabel,
+    panel_titles=None,
+    colorbar_label="value",
+    fmt="{:.2f}",
+    highlight=None,
+    cmap="viridis",
+):
+    """Values on a grid of two parameters as coloured, labelled cells; several panels
+    (e.g. one per value of a third parameter) share one colour scale and colour bar.
+
+    Made for cross-validated scores over a hyper-parameter grid (book/12_exercises): every
+    cell shows its value, in black or white to stay readable on its colour.
+
+    Parameters
+    ----------
+    values : array-like of shape (n_rows, n_cols) or (n_panels, n_rows, n_cols)
+    row_labels, col_labels : list of str
+        Tick labels of the rows (y axis, top to bottom) and of the columns (x axis).
+    xlabel, ylabel : str
+        Axis labels (mathtext allowed, e.g. ``"$\\gamma$"``).
+    panel_titles : list of str, optional
+        One title per panel.
+    colorbar_label : str, default="value"
+    fmt : str, default="{:.2f}"
+        Format of the number written in each cell.
+    highlight : tuple of int, optional
+        ``(panel, row, col)`` of a cell to outline, e.g. the best one.
+    cmap : str, default="viridis"
+
+    Returns
+    -------
+    matplotlib Figure
+    """
+    values = _check_heatmap_input(values, row_labels, col_labels, panel_titles)
+    n_panels, n_rows, n_cols = values.shape
+    fig, axes = subplots(1, n_panels, aspect=n_rows / n_cols + 0.35)
+    axes = np.atleast_1d(axes)
+    norm = mpl.colors.Normalize(np.nanmin(values), np.nanmax(values))
+    colours = mpl.colormaps[cmap]
+    for p, ax in enumerate(axes):
+        image = ax.imshow(values[p], cmap=colours, norm=norm, aspect="auto")
+        for (r, c), value in np.ndenumerate(values[p]):
+            colour = _cell_text_colour(colours(norm(value)))
+            ax.text(c, r, fmt.format(value), ha="center", va="center", color=colour)
+        ax.set_xticks(range(n_cols), col_labels)
+        ax.set_yticks(range(n_rows), row_labels if p == 0 else [])
+        ax.set_xlabel(xlabel)
+        if p == 0:
+            ax.set_ylabel(ylabel)
+        if panel_titles is not None:
+            ax.set_title(panel_titles[p])
+        ax.spines[:].set_visible(False)
+    if highlight is not None:
+        p, r, c = highlight
+        axes[p].add_patch(
+            mpl.patches.Rectangle(
+                (c - 0.5, r - 0.5), 1, 1, fill=False, edgecolor="#D55E00", linewidth=2.5
+            )
+        )
+    fig.colorbar(image, ax=list(axes), label=colorbar_label)
     return fig

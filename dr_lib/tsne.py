@@ -21,7 +21,6 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
 
 from dr_lib import _tsne_bh, _tsne_fft, sne
 from dr_lib._optimize import Phase, gradient_descent
@@ -34,9 +33,9 @@ from dr_lib._validation import (
     check_init,
     check_integer,
     check_learning_rate,
-    check_n_features,
     check_perplexity,
     check_positive,
+    check_transform_input,
 )
 from dr_lib.pca import PCA
 
@@ -359,8 +358,7 @@ class TSNE(TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n_new, n_components)
         """
-        check_is_fitted(self, "embedding_")
-        X = check_n_features(X, self.n_features_in_)
+        X = check_transform_input(self, X)
         reference = self.embedding_
         n_train = len(reference)
         perplexity = min(TRANSFORM_PERPLEXITY, (n_train - 1) / 3.0)
@@ -382,6 +380,7 @@ class TSNE(TransformerMixin, BaseEstimator):
             evaluate,
             [Phase(TRANSFORM_ITER, TRANSFORM_LEARNING_RATE, TRANSFORM_MOMENTUM)],
             max_step=MAX_STEP,
+            min_grad_norm=0.0,  # no early stop on the joint norm: points stay independent
             recentre=False,
             verbose=bool(self.verbose),
             desc="t-SNE transform",

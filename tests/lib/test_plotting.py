@@ -683,3 +683,65 @@ def test_neighbourhood_weights_rejects_bad_input(change, pattern):
     arguments.update(change)
     with pytest.raises(ValueError, match=pattern):
         plotting.neighbourhood_weights(X, **arguments)
+
+
+# ------------------------------------------------------------------------- heat maps
+
+
+def test_heatmap_writes_every_value_on_one_shared_scale():
+    values = np.arange(24, dtype=float).reshape(2, 3, 4) / 23
+    fig = plotting.heatmap(
+        values,
+        row_labels=["a", "b", "c"],
+        col_labels=["1", "2", "3", "4"],
+        xlabel="$\\gamma$",
+        ylabel="$C$",
+        panel_titles=["left", "right"],
+        highlight=(1, 2, 3),
+    )
+    panels = [ax for ax in fig.axes if ax.get_label() != "<colorbar>"]
+    assert len(panels) == 2 and len(_colorbars(fig)) == 1
+    assert fig.get_size_inches()[0] <= plotting.COLUMN_WIDTH
+    for ax, block in zip(panels, values):
+        assert [t.get_text() for t in ax.texts] == [f"{v:.2f}" for v in block.ravel()]
+        assert ax.images[0].get_clim() == (0.0, 1.0)
+    # dark cells get white text, light cells black (viridis runs dark to light)
+    assert panels[0].texts[0].get_color() == "white"
+    assert panels[1].texts[-1].get_color() == "black"
+    outline = panels[1].patches[0]
+    assert outline.get_xy() == (2.5, 1.5)
+    assert [t.get_text() for t in panels[0].get_yticklabels()] == ["a", "b", "c"]
+    assert panels[0].get_ylabel() == "$C$" and panels[1].get_title() == "right"
+
+
+def test_heatmap_accepts_one_panel():
+    fig = plotting.heatmap(
+        [[0.1, 0.2], [0.3, 0.4]],
+        row_labels=["x", "y"],
+        col_labels=["u", "v"],
+        xlabel="u",
+        ylabel="x",
+    )
+    assert len([ax for ax in fig.axes if ax.get_label() != "<colorbar>"]) == 1
+
+
+@pytest.mark.parametrize(
+    "change, pattern",
+    [
+        ({"values": np.zeros(3)}, "values"),
+        ({"row_labels": ["a"]}, "row_labels"),
+        ({"col_labels": ["a", "b", "c"]}, "col_labels"),
+        ({"panel_titles": ["a", "b"]}, "panel_titles"),
+    ],
+)
+def test_heatmap_rejects_bad_input(change, pattern):
+    arguments = {
+        "values": np.zeros((2, 2)),
+        "row_labels": ["a", "b"],
+        "col_labels": ["u", "v"],
+        "xlabel": "u",
+        "ylabel": "a",
+    }
+    arguments.update(change)
+    with pytest.raises(ValueError, match=pattern):
+        plotting.heatmap(**arguments)

@@ -2,8 +2,10 @@
 
 import re
 from collections import Counter
+from pathlib import Path
 
 import pytest
+import yaml
 
 from .book_sources import defined_labels, label_definitions, table, used_terms
 
@@ -71,3 +73,27 @@ def test_each_erratum_is_listed_once():
     counts = Counter((r["source"], r["check"], r["where"]) for r in table("errata"))
     twice = [key for key, n in counts.items() if n > 1]
     assert not twice, f"errata rows listed twice: {twice}"
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """A YAML loader that rejects a key given twice in one mapping.
+
+    The plain loader keeps the last value silently; a merge that drops one row's leading
+    ``- source:`` line fuses two rows into one that way, and the first row vanishes.
+    """
+
+    def construct_mapping(self, node, deep=False):
+        keys = [self.construct_object(k, deep=deep) for k, _ in node.value]
+        twice = sorted({k for k in keys if keys.count(k) > 1})
+        if twice:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"keys given twice in one row: {twice}", node.start_mark
+            )
+        return super().construct_mapping(node, deep=deep)
+
+
+@pytest.mark.parametrize("name", ["concordance", "errata", "glossary"])
+def test_no_row_gives_a_key_twice(name):
+    path = Path(__file__).resolve().parents[2] / "book/appendix/data" / f"{name}.yml"
+    rows = yaml.load(path.read_text(encoding="utf-8"), Loader=_StrictLoader)
+    assert rows == table(name)
