@@ -284,29 +284,12 @@ def conditional_probabilities(X, perplexity=30.0, *, method="exact"):
             squared_distances(X), perplexity, diagonal_is_self=True
         )
         return P
-    P, _, indices, _ = _knn_conditional(X, perplexity)
-    k = indices.shape[1]
+    k = neighbour_count(perplexity, n)
+    distances, indices = kneighbors(X, k)
+    P, _, _ = calibrate_precisions(distances**2, perplexity)
     return sp.csr_matrix(
         (P.ravel(), indices.ravel(), np.arange(0, n * k + 1, k)), shape=(n, n)
     )
-
-
-def _knn_conditional(X, perplexity):
-    """The nearest-neighbour rows of :func:`conditional_probabilities`, validated input.
-
-    Returns
-    -------
-    P : ndarray of shape (n_samples, k)
-        p_{j|i} over the k = :func:`neighbour_count` nearest neighbours; rows sum to one.
-    sq_distances : ndarray of shape (n_samples, k)
-    indices : ndarray of shape (n_samples, k)
-    beta : ndarray of shape (n_samples,)
-    """
-    k = neighbour_count(perplexity, len(X))
-    distances, indices = kneighbors(X, k)
-    sq = distances**2
-    P, beta, _ = calibrate_precisions(sq, perplexity)
-    return P, sq, indices, beta
 
 
 def joint_probabilities(X, perplexity=30.0, *, method="exact"):

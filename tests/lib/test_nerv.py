@@ -62,6 +62,59 @@ def test_stress_and_gradient_match_autograd(tau_in, tau_out):
     )
 
 
+def _dense_stress(P, log_P, beta, same, tau_in, tau_out, Z):
+    """Stress and gradient with N x N numpy arrays, eq-classnerv-c and eq-nerv-gradient."""
+    n = len(P)
+    off = ~np.eye(n, dtype=bool)
+    tau = np.where(same, tau_in, tau_out)
+    S = beta[:, None] * sne.squared_distances(Z)
+    S[~off] = np.inf
+    log_q = -S - np.log(np.exp(-S).sum(axis=1, keepdims=True))
+    Q = np.exp(log_q)
+    ratio = np.zeros_like(P)
+    ratio[off] = log_q[off] - log_P[off]
+    cost = np.sum(tau * (Q - P - P * ratio) + (1 - tau) * (Q * ratio - Q + P))
+    C = tau * (Q - P) + (1 - tau) * Q * ratio
+    C[~off] = 0.0
+    M = -beta[:, None] * (C - Q * C.sum(axis=1, keepdims=True))
+    W = M + M.T
+    return cost, 2 * (W.sum(axis=1)[:, None] * Z - W @ Z)
+
+
+# 203 rows: 16 blocks of 13 with a short last one; 3-D maps take the general path
+@pytest.mark.parametrize("n_components", [2, 3])
+@pytest.mark.parametrize("tau_in, tau_out", [(1.0, 0.0), (0.4, 0.4), (0.0, 0.0)])
+def test_block_kernel_matches_dense_numpy(n_components, tau_in, tau_out):
+    X, y, _ = _data(203, seed=3)
+    Z = np.random.default_rng(4).normal(scale=3.0, size=(len(X), n_components))
+    P, log_P, beta = nerv.neighbourhoods(X, 12.0)
+    ref_cost, ref_grad = _dense_stress(
+        P, log_P, beta, y[:, None] == y[None, :], tau_in, tau_out, Z
+    )
+    cost, grad = nerv.stress_gradient(
+        X, Z, y, tau_in=tau_in, tau_out=tau_out, perplexity=12.0
+    )
+    assert cost == pytest.approx(ref_cost, rel=1e-12)
+    np.testing.assert_allclose(
+        grad, ref_grad, rtol=0, atol=1e-12 * np.abs(ref_grad).max()
+    )
+
+
+def test_gradient_does_not_depend_on_the_number_of_threads():
+    numba = pytest.importorskip("numba")
+    X, y, Z = _data(150, seed=5)
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = nerv.stress_gradient(X, Z, y, tau_in=1.0, tau_out=0.0, perplexity=9.0)
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        many = nerv.stress_gradient(X, Z, y, tau_in=1.0, tau_out=0.0, perplexity=9.0)
+    finally:
+        numba.set_num_threads(before)
+    assert one[0] == many[0]
+    np.testing.assert_array_equal(one[1], many[1])
+
+
 def test_nerv_stress_is_the_weighted_pair_of_kl_divergences():
     X, _, Z = _data()
     P, log_P, beta = nerv.neighbourhoods(X, 8.0)
@@ -170,99 +223,3 @@ def test_nan_is_refused():
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
-
-
-# ------------------------------------------------------------------ method="knn"
-
-
-def _torch_knn_stress(X, Z, y, tau_in, tau_out, perplexity):
-    """The kNN model's stress over ALL pairs, from its definition, by autograd.
-
-    p_{j|i}: sne's kNN conditional probabilities (zero beyond the neighbours) in the
-    missed-neighbour term; p~_{j|i} = exp(-beta_i d_ij^2) / S_i (the same Gaussian, kNN
-    normaliser S_i) in the false-neighbour term.
-    """
-    n = len(X)
-    P = sne.conditional_probabilities(X, perplexity, method="knn").toarray()
-    k = sne.neighbour_count(perplexity, n)
-    sq, idx = sne.squared_distances(X), np.argsort(sne.squared_distances(X), 1)
-    near = idx[:, 1 : k + 1]
-    dx = np.take_along_axis(sq, near, 1)
-    beta = np.array(
-        [sne.calibrate_precisions(dx[i : i + 1], perplexity)[1][0] for i in range(n)]
-    )
-    log_norm = np.log(np.exp(-beta[:, None] * dx).sum(1))
-    eye = torch.eye(n, dtype=torch.bool)
-    log_pt = torch.tensor(-beta[:, None] * sq - log_norm[:, None]).masked_fill(eye, 0)
-    Pt = torch.tensor(P)
-    Zt = torch.tensor(Z, requires_grad=True)
-    dz = ((Zt[:, None, :] - Zt[None, :, :]) ** 2).sum(-1)
-    log_q = torch.log_softmax(
-        (-torch.tensor(beta)[:, None] * dz).masked_fill(eye, -np.inf), 1
-    )
-    q = log_q.exp().masked_fill(eye, 0)
-    lq = log_q.masked_fill(eye, 0)
-    same = torch.tensor(y[:, None] == y[None, :])
-    as64 = lambda t: torch.tensor(t, dtype=torch.float64)  # noqa: E731
-    tau = torch.where(same, as64(tau_in), as64(tau_out))
-    safe = torch.where(Pt > 0, Pt, torch.ones_like(Pt))
-    missed = Pt * (torch.log(safe) - lq) - Pt + q
-    false = q * (lq - log_pt) - q + log_pt.exp()
-    J = (tau * missed + (1 - tau) * false).masked_fill(eye, 0.0).sum()
-    J.backward()
-    return J.item(), Zt.grad.numpy()
-
-
-@pytest.mark.parametrize("tau_in, tau_out", [(1.0, 1.0), (0.0, 0.0), (1.0, 0.0)])
-@pytest.mark.parametrize("spread", [1.0, 30.0])
-def test_knn_stress_and_gradient_match_the_model_over_all_pairs(
-    tau_in, tau_out, spread
-):
-    X, y, Z = _data(120)
-    Z = Z * spread  # spread 30: most map pairs lie beyond the cutoff and are dropped
-    cost, grad = nerv.stress_gradient(
-        X, Z, y, tau_in=tau_in, tau_out=tau_out, perplexity=8.0, method="knn"
-    )
-    ref_cost, ref_grad = _torch_knn_stress(X, Z, y, tau_in, tau_out, 8.0)
-    assert cost == pytest.approx(ref_cost, rel=1e-9)
-    # The dropped pairs (q < exp(-MAP_CUTOFF)) move the gradient by ~5e-9 of its largest
-    # entry at spread 30 (1e-12 with a cutoff of 40): the tolerance is 1e-7 of it.
-    np.testing.assert_allclose(
-        grad, ref_grad, rtol=1e-6, atol=1e-7 * np.abs(ref_grad).max()
-    )
-
-
-def test_knn_truncation_drops_pairs_when_the_map_is_spread():
-    X, _, Z = _data(120)
-    _, knn, _, beta = nerv._knn_neighbourhoods(X, 8.0)
-    kept = {}
-    for spread in (0.01, 30.0):
-        Zs = np.ascontiguousarray(Z * spread)
-        order = np.argsort(Zs[:, 0])
-        indptr, cols = nerv._candidates(
-            Zs, beta, knn, nerv.MAP_CUTOFF, order, np.ascontiguousarray(Zs[order, 0])
-        )
-        assert all(len(set(cols[a:b])) == b - a for a, b in zip(indptr, indptr[1:]))
-        kept[spread] = np.diff(indptr)
-    assert (kept[0.01] == len(X) - 1).all()  # a compressed map: every pair counts
-    assert kept[30.0].mean() < 0.5 * (len(X) - 1)  # a spread one: most are dropped
-
-
-def test_knn_neighbourhoods_are_snes_knn_rows():
-    X, _, _ = _data(80)
-    P, knn, log_P, _ = nerv._knn_neighbourhoods(X, 8.0)
-    sparse = sne.conditional_probabilities(X, 8.0, method="knn").toarray()
-    np.testing.assert_allclose(np.take_along_axis(sparse, knn, 1), P, atol=1e-15)
-    np.testing.assert_allclose(np.exp(np.take_along_axis(log_P, knn, 1)), P, rtol=1e-9)
-
-
-def test_method_auto_is_exact_for_small_samples_and_epsilon_zero_is_nerv_in_knn():
-    X, y, _ = _data(60)
-    auto = NeRV(tau=0.3, perplexity=10, max_iter=30).fit(X)
-    exact = NeRV(tau=0.3, perplexity=10, max_iter=30, method="exact").fit(X)
-    np.testing.assert_array_equal(auto.embedding_, exact.embedding_)
-    a = ClassNeRV(tau_star=0.3, epsilon=0.0, perplexity=10, max_iter=30, method="knn")
-    b = NeRV(tau=0.3, perplexity=10, max_iter=30, method="knn")
-    np.testing.assert_array_equal(a.fit(X, y).embedding_, b.fit(X).embedding_)
-    with pytest.raises(ValueError, match="method"):
-        NeRV(perplexity=10, method="fft").fit(X)
