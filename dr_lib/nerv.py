@@ -52,9 +52,13 @@ __all__ = [
     "ClassNeRV",
 ]
 
-#: Memory of the fit per pair of samples, in bytes: P, log P, the pair weights M and
-#: W = M + M^T, four N x N float64 arrays (log P is built in the squared distances).
-BYTES_PER_PAIR = 32
+#: Memory of the fit per pair of samples, in bytes: P and log P, two N x N float64 arrays
+#: (the stress and gradient need no N x N temporary: ``_block_stress_gradient``).
+BYTES_PER_PAIR = 16
+#: The rows are cut into this many blocks, each with its own gradient buffer (d x N):
+#: enough to balance the threads, and a fixed number so that the sum does not depend on
+#: how many threads run.
+BLOCKS = 16
 #: Step size of ``learning_rate="auto"``, in units of 1 / median(beta_i): larger steps
 #: (1, as SNE takes with unit bandwidths) diverged on the digits (book/08_nerv_classnerv).
 AUTO_LEARNING_RATE = 0.1
@@ -113,9 +117,13 @@ def _neighbourhoods(X, perplexity):
     D2 = sne.squared_distances(X)
     P, beta, _ = sne.calibrate_precisions(D2, perplexity, diagonal_is_self=True)
     np.fill_diagonal(D2, np.inf)
-    D2 -= D2.min(axis=1, keepdims=True)
-    D2 *= -beta[:, None]  # now the exponents, at most 0
-    D2 -= np.log(np.exp(D2).sum(axis=1, keepdims=True))
+    # log p_{j|i} = log p_{n|i} - beta_i (d_ij^2 - d_in^2) with n the nearest neighbour,
+    # whose p_{n|i} is the row's largest and never underflows: no N x N temporary.
+    rows = np.arange(len(D2))
+    nearest = D2.argmin(axis=1)
+    D2 -= D2[rows, nearest][:, None]
+    D2 *= -beta[:, None]
+    D2 += np.log(P[rows, nearest])[:, None]
     return P, D2, beta
 
 
@@ -123,85 +131,105 @@ def _neighbourhoods(X, perplexity):
 
 
 @njit(cache=True, parallel=True)
-def _pair_weights(Z, beta, P, log_P, codes, tau_in, tau_out, M, row_cost):
-    """Fill M[i, j] = beta_i dJ_i/ds_ij (s_ij = beta_i ||z_i - z_j||^2) and the row costs.
+def _block_stress_gradient(
+    Zt, beta, P, log_P, codes, tau_in, tau_out, compute_cost, own, scattered, row_cost
+):
+    """The stress and gradient in one pass over all pairs, rows split into fixed blocks.
 
-    For the softmax q_{j|i} = exp(-s_ij) / sum_k exp(-s_ik) and a row cost J_i(q),
-    dJ_i/ds_ij = -(c_ij - q_{j|i} sum_k c_ik) with c_ij = q_{j|i} dJ_i/dq_{j|i}
-    = tau_ij (q - p) + (1 - tau_ij) q log(q / p) (book/08_nerv_classnerv). Three passes
-    over a row: the exponents, then q, c and the cost, then M; one exp per pair.
+    Row i, with s_ij = beta_i ||z_i - z_j||^2 (``Zt`` is the map transposed, d x N, so
+    every loop over j is contiguous): q_{j|i} = exp(s_min - s_ij) / sum, then
+    c_ij = tau_ij (q - p) + (1 - tau_ij) q log(q / p) and its row sum C_i, then
+    M_ij = -beta_i (c_ij - q_{j|i} C_i) (book/08_nerv_classnerv, eq-nerv-softmax-chain).
+    The pair (i, j) pushes f = 2 M_ij (z_i - z_j) onto z_i (``own``) and -f onto z_j:
+    dJ/dz_i = 2 sum_j (M_ij + M_ji)(z_i - z_j). Block b adds its -f into its own
+    ``scattered[b]``, so blocks never write the same memory; the caller adds the blocks
+    in a fixed order, and the result does not depend on the number of threads. One exp
+    per pair; no N x N temporary (three row buffers per block).
     """
-    n, d = Z.shape
-    for i in prange(n):
+    d, n = Zt.shape
+    n_blocks = scattered.shape[0]
+    size = (n + n_blocks - 1) // n_blocks
+    for b in prange(n_blocks):
+        out = scattered[b]
+        out[:] = 0.0
+        s_row = np.empty(n)
         q_row = np.empty(n)
-        s_min = np.inf
-        for j in range(n):
-            s = 0.0
+        m_row = np.empty(n)
+        for i in range(b * size, min(n, (b + 1) * size)):
+            s_row[:] = 0.0
             for k in range(d):
-                diff = Z[i, k] - Z[j, k]
-                s += diff * diff
-            M[i, j] = beta[i] * s
-            if j != i and M[i, j] < s_min:
-                s_min = M[i, j]
-        total = 0.0
-        for j in range(n):
-            q_row[j] = 0.0 if j == i else np.exp(s_min - M[i, j])
-            total += q_row[j]
-        log_norm = np.log(total) - s_min
-        c_sum = 0.0
-        cost = 0.0
-        for j in range(n):
-            if j == i:
-                M[i, j] = 0.0
-                continue
-            q = q_row[j] / total
-            q_row[j] = q
-            p = P[i, j]
-            log_ratio = -M[i, j] - log_norm - log_P[i, j]
-            tau = tau_in if codes[i] == codes[j] else tau_out
-            M[i, j] = tau * (q - p) + (1.0 - tau) * q * log_ratio
-            c_sum += M[i, j]
-            cost += tau * (q - p - p * log_ratio) + (1.0 - tau) * (
-                q * log_ratio - q + p
-            )
-        for j in range(n):
-            M[i, j] = -beta[i] * (M[i, j] - q_row[j] * c_sum)
-        row_cost[i] = cost
-
-
-@njit(cache=True, parallel=True)
-def _pair_forces(W, Z, grad):
-    """grad_i = 2 sum_j W_ij (z_i - z_j) with W = M + M^T, row by row in parallel."""
-    n, d = Z.shape
-    for i in prange(n):
-        for k in range(d):
-            grad[i, k] = 0.0
-        for j in range(n):
-            w = W[i, j]
+                z = Zt[k, i]
+                for j in range(n):
+                    diff = z - Zt[k, j]
+                    s_row[j] += diff * diff
+            s_row *= beta[i]
+            s_row[i] = np.inf  # q_{i|i} = 0
+            s_min = s_row.min()
+            total = 0.0
+            for j in range(n):
+                q_row[j] = np.exp(s_min - s_row[j])
+                total += q_row[j]
+            q_row /= total
+            log_norm = np.log(total) - s_min
+            c_sum = 0.0
+            cost = 0.0
+            for lo, hi in ((0, i), (i + 1, n)):  # every j != i
+                for j in range(lo, hi):
+                    q, p = q_row[j], P[i, j]
+                    log_ratio = -s_row[j] - log_norm - log_P[i, j]
+                    tau = tau_in if codes[i] == codes[j] else tau_out
+                    m_row[j] = tau * (q - p) + (1.0 - tau) * q * log_ratio
+                    c_sum += m_row[j]
+                    if compute_cost:
+                        cost += tau * (q - p - p * log_ratio) + (1.0 - tau) * (
+                            q * log_ratio - q + p
+                        )
+            row_cost[i] = cost
+            m_row[i] = 0.0
+            for j in range(n):  # now 2 M_ij
+                m_row[j] = -2.0 * beta[i] * (m_row[j] - q_row[j] * c_sum)
             for k in range(d):
-                grad[i, k] += w * (Z[i, k] - Z[j, k])
-        for k in range(d):
-            grad[i, k] *= 2.0
+                z = Zt[k, i]
+                pull = 0.0
+                for j in range(n):
+                    f = m_row[j] * (z - Zt[k, j])
+                    pull += f
+                    out[k, j] -= f
+                own[k, i] = pull
 
 
 def _evaluator(P, log_P, beta, codes, tau_in, tau_out):
     """``evaluate(Z, exaggeration, compute_cost) -> (cost, gradient)`` for the optimiser.
 
-    ``exaggeration`` is accepted for the optimiser's interface and not used. The pair
-    weights M and their symmetrisation W = M + M^T live in two N x N buffers reused by
-    every call (numpy transposes by blocks; reading M's columns in the loop would not).
+    ``exaggeration`` is accepted for the optimiser's interface and not used. The work
+    buffers are O(N) per block and reused by every call.
     """
     n = len(P)
-    M = np.empty((n, n))
-    W = np.empty((n, n))
-    row_cost = np.empty(n)
+    row_cost = np.zeros(n)
+    buffers = {}
 
     def evaluate(Z, _exaggeration, compute_cost):
-        _pair_weights(Z, beta, P, log_P, codes, tau_in, tau_out, M, row_cost)
-        np.add(M, M.T, out=W)
-        grad = np.empty_like(Z)
-        _pair_forces(W, Z, grad)
-        return (float(row_cost.sum()) if compute_cost else None), grad
+        d = Z.shape[1]
+        if d not in buffers:
+            buffers[d] = (np.empty((d, n)), np.empty((BLOCKS, d, n)))
+        own, scattered = buffers[d]
+        _block_stress_gradient(
+            np.ascontiguousarray(Z.T, dtype=np.float64),
+            beta,
+            P,
+            log_P,
+            codes,
+            tau_in,
+            tau_out,
+            bool(compute_cost),
+            own,
+            scattered,
+            row_cost,
+        )
+        grad = own.copy()
+        for part in scattered:  # a fixed order: the same sum on any number of threads
+            grad += part
+        return (float(row_cost.sum()) if compute_cost else None), grad.T.copy()
 
     return evaluate
 

@@ -62,6 +62,59 @@ def test_stress_and_gradient_match_autograd(tau_in, tau_out):
     )
 
 
+def _dense_stress(P, log_P, beta, same, tau_in, tau_out, Z):
+    """Stress and gradient with N x N numpy arrays, eq-classnerv-c and eq-nerv-gradient."""
+    n = len(P)
+    off = ~np.eye(n, dtype=bool)
+    tau = np.where(same, tau_in, tau_out)
+    S = beta[:, None] * sne.squared_distances(Z)
+    S[~off] = np.inf
+    log_q = -S - np.log(np.exp(-S).sum(axis=1, keepdims=True))
+    Q = np.exp(log_q)
+    ratio = np.zeros_like(P)
+    ratio[off] = log_q[off] - log_P[off]
+    cost = np.sum(tau * (Q - P - P * ratio) + (1 - tau) * (Q * ratio - Q + P))
+    C = tau * (Q - P) + (1 - tau) * Q * ratio
+    C[~off] = 0.0
+    M = -beta[:, None] * (C - Q * C.sum(axis=1, keepdims=True))
+    W = M + M.T
+    return cost, 2 * (W.sum(axis=1)[:, None] * Z - W @ Z)
+
+
+# 203 rows: 16 blocks of 13 with a short last one; 3-D maps take the general path
+@pytest.mark.parametrize("n_components", [2, 3])
+@pytest.mark.parametrize("tau_in, tau_out", [(1.0, 0.0), (0.4, 0.4), (0.0, 0.0)])
+def test_block_kernel_matches_dense_numpy(n_components, tau_in, tau_out):
+    X, y, _ = _data(203, seed=3)
+    Z = np.random.default_rng(4).normal(scale=3.0, size=(len(X), n_components))
+    P, log_P, beta = nerv.neighbourhoods(X, 12.0)
+    ref_cost, ref_grad = _dense_stress(
+        P, log_P, beta, y[:, None] == y[None, :], tau_in, tau_out, Z
+    )
+    cost, grad = nerv.stress_gradient(
+        X, Z, y, tau_in=tau_in, tau_out=tau_out, perplexity=12.0
+    )
+    assert cost == pytest.approx(ref_cost, rel=1e-12)
+    np.testing.assert_allclose(
+        grad, ref_grad, rtol=0, atol=1e-12 * np.abs(ref_grad).max()
+    )
+
+
+def test_gradient_does_not_depend_on_the_number_of_threads():
+    numba = pytest.importorskip("numba")
+    X, y, Z = _data(150, seed=5)
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = nerv.stress_gradient(X, Z, y, tau_in=1.0, tau_out=0.0, perplexity=9.0)
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        many = nerv.stress_gradient(X, Z, y, tau_in=1.0, tau_out=0.0, perplexity=9.0)
+    finally:
+        numba.set_num_threads(before)
+    assert one[0] == many[0]
+    np.testing.assert_array_equal(one[1], many[1])
+
+
 def test_nerv_stress_is_the_weighted_pair_of_kl_divergences():
     X, _, Z = _data()
     P, log_P, beta = nerv.neighbourhoods(X, 8.0)
