@@ -8,14 +8,12 @@ needs the k-nearest-neighbour graph and its shortest paths ([T] §10.4, [W] §10
 graph Laplacians.
 """
 
-import os
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 from sklearn.neighbors import NearestNeighbors
 
+from dr_lib import _dijkstra
 from dr_lib._validation import (
     check_array,
     check_connected,
@@ -26,9 +24,6 @@ from dr_lib._validation import (
     check_positive,
     check_vector,
 )
-
-#: Threads for the all-sources Dijkstra: each runs from a share of the sources.
-DIJKSTRA_THREADS = max(1, min(4, os.cpu_count() or 1))
 
 __all__ = [
     "kneighbors",
@@ -224,9 +219,9 @@ def geodesic_distances(graph, *, method="dijkstra"):
     graph : sparse matrix of shape (n, n)
         Edge lengths (e.g. from :func:`knn_graph`); must be connected.
     method : {"dijkstra", "floyd-warshall"}, default="dijkstra"
-        Dijkstra from every source (``scipy.sparse.csgraph``, whose priority queue is a
-        binary heap: O(n (m + n) log n) for m edges), or :func:`floyd_warshall` (O(n^3),
-        dense).
+        Dijkstra from every source, the sources shared among threads
+        (``dr_lib._dijkstra``; a binary heap: O(n (m + n) log n) for m edges), or
+        :func:`floyd_warshall` (O(n^3), dense).
 
     Returns
     -------
@@ -246,20 +241,11 @@ def _shortest_paths(graph, method="dijkstra"):
     """:func:`geodesic_distances` of a connected CSR graph and a validated method."""
     if method == "floyd-warshall":
         return floyd_warshall(_dense_weights(graph))
-    # On a symmetric graph the directed search gives the same paths, without the
-    # symmetrised copy scipy makes for directed=False.
-    return _dijkstra_all_sources(graph, directed=not _is_symmetric(graph))
-
-
-def _dijkstra_all_sources(graph, *, directed):
-    """Dijkstra from every vertex; the sources are split over threads (scipy drops the GIL)."""
-    chunks = np.array_split(np.arange(graph.shape[0]), DIJKSTRA_THREADS)
-    with ThreadPoolExecutor(DIJKSTRA_THREADS) as pool:
-        rows = pool.map(
-            lambda sources: csgraph.dijkstra(graph, directed=directed, indices=sources),
-            chunks,
-        )
-        return np.vstack(list(rows))
+    # Edges are undirected: a symmetric graph is searched as stored; otherwise every edge
+    # is also stored reversed (columns n..2n-1 of [G, G^T] are vertices 0..n-1 again).
+    n = graph.shape[0]
+    both = graph if _is_symmetric(graph) else sp.hstack([graph, graph.T], format="csr")
+    return _dijkstra.all_sources(both.indptr, both.indices % n, both.data, n)
 
 
 def _is_symmetric(graph):

@@ -9,8 +9,8 @@ samples, so the matrix has shape ``(len(X), len(Y))``; [W] 式(10.23) writes one
 from functools import partial
 
 import numpy as np
-from scipy.spatial.distance import cdist
 
+from dr_lib._linalg import squared_distances
 from dr_lib._validation import (
     check_array,
     check_in,
@@ -48,7 +48,7 @@ def polynomial_kernel(X, Y, *, gamma, degree, coef0):
 
 def rbf_kernel(X, Y, *, gamma):
     """k(x, y) = exp(−γ ‖x − y‖²): the Gaussian (RBF) kernel, an infinite feature space."""
-    K = cdist(X, Y, "sqeuclidean")
+    K = squared_distances(X, Y)
     K *= -gamma
     return np.exp(K, out=K)
 

@@ -9,11 +9,15 @@ import warnings
 
 import numpy as np
 from scipy.linalg import eigvalsh
-from scipy.sparse.linalg import eigsh
-from scipy.spatial.distance import cdist
+from scipy.sparse.linalg import LinearOperator, eigsh
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from dr_lib._linalg import double_centre, double_centre_inplace, top_eigenpairs
+from dr_lib._linalg import (
+    double_centre,
+    double_centre_inplace,
+    squared_distances,
+    top_eigenpairs,
+)
 from dr_lib._validation import (
     check_array,
     check_in,
@@ -64,17 +68,27 @@ def _inner_products(D2, *, overwrite=False):
     return D2
 
 
-def _smallest_eigenvalue(B):
-    """The smallest (most negative) eigenvalue of the symmetric matrix ``B``."""
+def _smallest_eigenvalue(B, largest):
+    """The smallest (most negative) eigenvalue of the symmetric matrix ``B``.
+
+    ``largest`` is the largest eigenvalue of ``B``, already known from the top eigenpairs.
+    Lanczos runs on ``B - largest * I``, whose smallest eigenvalue is the one sought minus
+    ``largest``: ARPACK's relative tolerance then applies on the scale of the spectrum.
+    On ``B`` itself it would apply to an eigenvalue near zero (any Euclidean B of low rank
+    has many), a tolerance the iteration cannot reach in reasonable time.
+    """
     n = len(B)
     if n <= EXACT_SMALLEST_MAX_N:
         return float(eigvalsh(B, subset_by_index=(0, 0))[0])
+    shifted = LinearOperator(
+        (n, n), matvec=lambda v: B @ v - largest * v, dtype=B.dtype
+    )
     # A fixed random start: the all-ones vector would not do, since B 1 = 0 exactly.
     v0 = np.random.default_rng(0).standard_normal(n)
-    smallest = eigsh(
-        B, k=1, which="SA", v0=v0, tol=LANCZOS_TOL, return_eigenvectors=False
+    lowest = eigsh(
+        shifted, k=1, which="SA", v0=v0, tol=LANCZOS_TOL, return_eigenvectors=False
     )
-    return float(smallest[0])
+    return float(lowest[0] + largest)
 
 
 def _positive(eigenvalues, n):
@@ -112,10 +126,13 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
     smallest_eigenvalue_ : float or None
         The smallest eigenvalue of B. The dissimilarities are Euclidean (realisable by
         points in some R^p) exactly when B is positive semi-definite, so a clearly negative
-        value (compared with ``eigenvalues_[0]``) reports a non-Euclidean input. Computed
+        value (compared with ``eigenvalues_[0]``) reports a non-Euclidean input. With
+        ``dissimilarity="euclidean"`` it is 0.0: B = Xc Xc^T is then positive
+        semi-definite with B 1 = 0. For precomputed distances it is computed,
         exactly for n <= 200 and above that by Lanczos iteration
-        (``scipy.sparse.linalg.eigsh``) to a relative accuracy of 1e-6. None in the
-        ``mds_`` of an ``Isomap``, which skips this eigen-solve.
+        (``scipy.sparse.linalg.eigsh`` on B shifted by its largest eigenvalue) to within
+        about 1e-8 times ``eigenvalues_[0]``. None in the ``mds_`` of an ``Isomap``,
+        which skips this eigen-solve.
     dissimilarity_matrix_ : ndarray of shape (n_samples, n_samples)
         The distances used.
     n_features_in_ : int
@@ -155,7 +172,7 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
             return D
         X = check_array(X, min_samples=2)
         self.n_features_in_ = X.shape[1]
-        return cdist(X, X)
+        return np.sqrt(squared_distances(X))
 
     def fit(self, X, y=None):
         """Compute the embedding from data or from precomputed distances.
@@ -170,7 +187,14 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
         -------
         self
         """
-        return self._fit_distances(self._distances(X))
+        D = self._distances(X)
+        if self.dissimilarity == "precomputed":
+            return self._fit_distances(D)
+        # Distances between points: B = Xc Xc^T is positive semi-definite and B 1 = 0,
+        # so its smallest eigenvalue is zero exactly, and no eigen-solve is needed for it.
+        self._fit_distances(D, smallest=False)
+        self.smallest_eigenvalue_ = 0.0
+        return self
 
     def _fit_distances(self, D, *, smallest=True):
         """Fit to a validated distance matrix ``D`` that the estimator may keep.
@@ -198,7 +222,9 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
             )
         self.dissimilarity_matrix_ = D
         self.eigenvalues_ = values
-        self.smallest_eigenvalue_ = _smallest_eigenvalue(B) if smallest else None
+        self.smallest_eigenvalue_ = (
+            _smallest_eigenvalue(B, values[0]) if smallest else None
+        )
         self.embedding_ = vectors * np.sqrt(np.where(positive, values, 0.0))
         return self
 

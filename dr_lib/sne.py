@@ -21,9 +21,9 @@ approximations of the t-SNE gradient live in the private modules ``_tsne_attract
 import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
-from scipy.spatial.distance import cdist
 from scipy.special import xlogy
 
+from dr_lib._linalg import squared_distances
 from dr_lib._validation import (
     check_array,
     check_dof,
@@ -57,8 +57,6 @@ __all__ = [
 ENTROPY_TOL = 1e-5
 #: ... or after this many halvings of the bracket.
 MAX_BISECTION_STEPS = 200
-#: Up to this many columns, squared distances are computed directly rather than by BLAS.
-LOW_DIMENSION = 8
 
 
 def neighbour_count(perplexity, n_samples):
@@ -232,25 +230,6 @@ def calibrate_precisions(
 
 
 # ------------------------------------------------------------------- P: conditional, joint
-
-
-def squared_distances(Z):
-    """All squared Euclidean distances ||z_i - z_j||^2 between rows, exactly 0 on the diagonal.
-
-    For a few columns (a map) one direct pass (``cdist``) is fastest and exact; for many
-    (data) the expansion ||x||^2 + ||y||^2 - 2 x^T y uses matrix multiplication.
-
-    Returns
-    -------
-    ndarray of shape (n, n)
-    """
-    if Z.shape[1] <= LOW_DIMENSION:
-        return cdist(Z, Z, "sqeuclidean")
-    sq = np.einsum("ij,ij->i", Z, Z)
-    D2 = sq[:, None] + sq[None, :] - 2.0 * (Z @ Z.T)
-    np.maximum(D2, 0.0, out=D2)
-    np.fill_diagonal(D2, 0.0)
-    return D2
 
 
 def conditional_probabilities(X, perplexity=30.0, *, method="exact"):

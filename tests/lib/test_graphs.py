@@ -105,6 +105,23 @@ def test_geodesics_equal_scipy_and_floyd_warshall():
     np.testing.assert_allclose(floyd, dijkstra, atol=1e-12)
 
 
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(2, 40), density=st.floats(0.05, 0.6), seed=st.integers(0, 10_000))
+def test_dijkstra_equals_scipy_on_random_directed_graphs(n, density, seed):
+    # Asymmetric lengths, one-way edges, explicit zero lengths and unreachable vertices:
+    # every stored edge is undirected and a pair stored both ways counts with the shorter.
+    r = np.random.default_rng(seed)
+    stored = r.random((n, n)) < density
+    np.fill_diagonal(stored, False)
+    lengths = np.where(r.random((n, n)) < 0.1, 0.0, r.random((n, n)))
+    rows, cols = np.nonzero(stored)
+    G = sp.csr_matrix((lengths[rows, cols], (rows, cols)), shape=(n, n))
+    ref = shortest_path(G, method="D", directed=False)
+    ours = graphs._shortest_paths(G)
+    np.testing.assert_allclose(ours, ref, atol=1e-12)
+    np.testing.assert_array_equal(np.isinf(ours), np.isinf(ref))
+
+
 def test_geodesics_dominate_euclidean_distances():
     D = graphs.geodesic_distances(graphs.knn_graph(X, 6))
     E = np.linalg.norm(X[:, None] - X[None], axis=-1)

@@ -103,8 +103,22 @@ def test_smallest_eigenvalue_matches_the_full_spectrum(n):
     np.testing.assert_allclose(model.eigenvalues_, spectrum[::-1][:2], rtol=1e-10)
 
 
+def test_smallest_eigenvalue_of_a_low_rank_euclidean_b_by_lanczos():
+    # 300 points in R^3: B has rank 3 and 297 zero eigenvalues, the case on which Lanczos
+    # on B itself (a relative tolerance on an eigenvalue near zero) does not converge.
+    X = rng.normal(size=(300, 3))
+    assert len(X) > mds.EXACT_SMALLEST_MAX_N
+    model = ClassicalMDS(2, dissimilarity="precomputed").fit(cdist(X, X))
+    assert abs(model.smallest_eigenvalue_) < 1e-7 * model.eigenvalues_[0]
+    # From the points themselves B is known to be PSD with B 1 = 0: no eigen-solve.
+    from_points = ClassicalMDS(2).fit(X)
+    assert from_points.smallest_eigenvalue_ == 0.0
+    np.testing.assert_allclose(from_points.embedding_, model.embedding_, atol=1e-10)
+
+
 def test_euclidean_input_has_no_negative_eigenvalue():
-    model = ClassicalMDS(2).fit(rng.normal(size=(40, 3)))
+    X = rng.normal(size=(40, 3))
+    model = ClassicalMDS(2, dissimilarity="precomputed").fit(cdist(X, X))
     assert model.smallest_eigenvalue_ > -1e-9 * model.eigenvalues_[0]
 
 

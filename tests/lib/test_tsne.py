@@ -5,6 +5,7 @@ import pytest
 from sklearn.datasets import make_blobs
 from sklearn.manifold import TSNE as SkTSNE
 from sklearn.manifold._t_sne import _kl_divergence
+from sklearn.metrics import silhouette_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from dr_lib import SNE, TSNE, metrics, sne, tsne
@@ -105,14 +106,16 @@ def test_one_dimensional_and_three_dimensional_maps():
 
 
 def test_heavier_tails_separate_clusters_further():
-    def separation(dof):
+    # the silhouette (mean over points of (b - a) / max(a, b), a the mean distance to the
+    # own cluster, b to the nearest other) rewards tight clusters far apart; measured
+    # 0.93 > 0.89 > 0.76 for dof 0.5, 1, 100, with either initialisation
+    def silhouette(dof):
         Z = TSNE(method="exact", dof=dof, max_iter=500, random_state=0).fit_transform(X)
-        centres = np.array([Z[LABELS == c].mean(axis=0) for c in range(4)])
-        spread = np.mean([Z[LABELS == c].std() for c in range(4)])
-        gaps = np.linalg.norm(centres[:, None] - centres[None], axis=-1)
-        return gaps[np.triu_indices(4, 1)].min() / spread
+        return silhouette_score(Z, LABELS)
 
-    assert separation(0.5) > separation(1.0) > separation(100.0)
+    heavy, cauchy, near_gaussian = silhouette(0.5), silhouette(1.0), silhouette(100.0)
+    assert heavy > cauchy + 0.02
+    assert cauchy > near_gaussian + 0.08
 
 
 def test_learning_rate_auto_is_n_over_exaggeration():

@@ -1,13 +1,13 @@
 """Every method of the book in 2-D on the 5,000 MNIST digits: the stored table.
 
-Run from the repository root, the ten parts at the same time, then merge, e.g. on the
+Run from the repository root, the ten parts one after another, then merge, e.g. on the
 first 100 digits of each class (drop the ``100`` for all 5,000 digits)::
 
     S=book/11_case_studies/scripts/mnist_table.py
     for part in nerv classnerv spectral mds kpca isomap lle tsne tsne_pcs rest; do
-        nice -n 19 .venv/bin/python $S $part 100 &
-    done; wait
-    nice -n 19 .venv/bin/python $S merge 100
+        .venv/bin/python $S $part 100
+    done
+    .venv/bin/python $S merge 100
 
 Writes, next to the notebook ``02_mnist_all_methods.ipynb`` that reads them (N is the
 number of digits):
@@ -103,17 +103,8 @@ def rbf_gamma(X):
 
 
 def classical_mds(X):
-    """ClassicalMDS's map of X, without the diagnostic smallest eigenvalue of B.
-
-    ``fit`` also computes the smallest eigenvalue of B by Lanczos iterations; with
-    N = 1,000 digits in 784 dimensions B has hundreds of zero eigenvalues and that run
-    did not finish in 17 minutes of this session (about 30 s of processor time). The map
-    needs only the top eigenpairs, which is the route Isomap takes (``smallest=False``).
-    """
-    from scipy.spatial.distance import cdist
-
-    model = dr_lib.ClassicalMDS(2)
-    return model._fit_distances(cdist(X, X), smallest=False).embedding_
+    """ClassicalMDS's map of X from its pixel distances (through the public estimator)."""
+    return dr_lib.ClassicalMDS(2).fit_transform(X)
 
 
 def autoencoder_map(X):
@@ -265,11 +256,10 @@ def merge(n_per_class=None, out=HERE):
     per_class = n // 10
     info = {
         "commands": [
-            f"nice -n 19 .venv/bin/python {RELATIVE} {part} {per_class}"
+            f".venv/bin/python {RELATIVE} {part} {per_class}"
             for part in (*PARTS, "rest", "merge")
         ],
-        "note": "the parts ran at the same time on 2 cores shared with other jobs: "
-        "times are noisy",
+        "note": "the parts ran one after another on an otherwise idle 2-core machine",
         "machine": platform.platform(),
         "python": platform.python_version(),
         "numpy": np.__version__,
@@ -284,7 +274,7 @@ def merge(n_per_class=None, out=HERE):
 
 
 RELATIVE = "book/11_case_studies/scripts/mnist_table.py"
-#: the slow exact methods run as parts of their own (in parallel); "rest" is the others
+#: the slow exact methods run as parts of their own; "rest" is the others
 PARTS = {
     "nerv": ("NeRV",),
     "classnerv": ("ClassNeRV",),
