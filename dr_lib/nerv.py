@@ -41,6 +41,7 @@ from dr_lib._validation import (
     check_perplexity,
     check_positive,
 )
+from dr_lib._vector_exp import exp_nonpositive
 from dr_lib.pca import PCA
 
 __all__ = [
@@ -130,7 +131,7 @@ def _neighbourhoods(X, perplexity):
 # ------------------------------------------------------------------ stress and gradient
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, fastmath={"contract", "nsz", "reassoc"})
 def _block_stress_gradient(
     Zt, beta, P, log_P, codes, tau_in, tau_out, compute_cost, own, scattered, row_cost
 ):
@@ -143,18 +144,24 @@ def _block_stress_gradient(
     The pair (i, j) pushes f = 2 M_ij (z_i - z_j) onto z_i (``own``) and -f onto z_j:
     dJ/dz_i = 2 sum_j (M_ij + M_ji)(z_i - z_j). Block b adds its -f into its own
     ``scattered[b]``, so blocks never write the same memory; the caller adds the blocks
-    in a fixed order, and the result does not depend on the number of threads. One exp
-    per pair; no N x N temporary (three row buffers per block).
+    in a fixed order, and the result does not depend on the number of threads. One
+    exponential per pair, by the vectorised ``_vector_exp.exp_nonpositive``; every loop
+    over j is branch-free (tau_ij is selected arithmetically), so that the compiler may
+    vectorise it, and sums may be reassociated (fast-math ``reassoc``: the sums change
+    in the last bits, the same in every run). No N x N temporary (four row buffers per
+    block).
     """
     d, n = Zt.shape
     n_blocks = scattered.shape[0]
     size = (n + n_blocks - 1) // n_blocks
+    tau_gap = tau_in - tau_out
     for b in prange(n_blocks):
         out = scattered[b]
         out[:] = 0.0
         s_row = np.empty(n)
         q_row = np.empty(n)
         m_row = np.empty(n)
+        scratch = np.empty(n)
         for i in range(b * size, min(n, (b + 1) * size)):
             s_row[:] = 0.0
             for k in range(d):
@@ -164,28 +171,36 @@ def _block_stress_gradient(
                     s_row[j] += diff * diff
             s_row *= beta[i]
             s_row[i] = np.inf  # q_{i|i} = 0
-            s_min = s_row.min()
+            s_min = np.inf
+            for j in range(n):  # a loop: ndarray.min() checks for NaN and is not vectorised
+                s_min = min(s_min, s_row[j])
+            for j in range(n):
+                m_row[j] = s_min - s_row[j]
+            exp_nonpositive(m_row, q_row, scratch)
             total = 0.0
             for j in range(n):
-                q_row[j] = np.exp(s_min - s_row[j])
                 total += q_row[j]
-            q_row /= total
+            q_row *= 1.0 / total
             log_norm = np.log(total) - s_min
+            code = codes[i]
             c_sum = 0.0
+            for j in range(n):  # c_ij, 0 at j = i (where log_ratio is not a number)
+                log_ratio = -s_row[j] - log_norm - log_P[i, j]
+                tau = tau_out + tau_gap * (codes[j] == code)
+                c = tau * (q_row[j] - P[i, j]) + (1.0 - tau) * q_row[j] * log_ratio
+                m_row[j] = c if j != i else 0.0
+                c_sum += m_row[j]
             cost = 0.0
-            for lo, hi in ((0, i), (i + 1, n)):  # every j != i
-                for j in range(lo, hi):
-                    q, p = q_row[j], P[i, j]
-                    log_ratio = -s_row[j] - log_norm - log_P[i, j]
-                    tau = tau_in if codes[i] == codes[j] else tau_out
-                    m_row[j] = tau * (q - p) + (1.0 - tau) * q * log_ratio
-                    c_sum += m_row[j]
-                    if compute_cost:
+            if compute_cost:
+                for lo, hi in ((0, i), (i + 1, n)):  # every j != i
+                    for j in range(lo, hi):
+                        q, p = q_row[j], P[i, j]
+                        log_ratio = -s_row[j] - log_norm - log_P[i, j]
+                        tau = tau_out + tau_gap * (codes[j] == code)
                         cost += tau * (q - p - p * log_ratio) + (1.0 - tau) * (
                             q * log_ratio - q + p
                         )
             row_cost[i] = cost
-            m_row[i] = 0.0
             for j in range(n):  # now 2 M_ij
                 m_row[j] = -2.0 * beta[i] * (m_row[j] - q_row[j] * c_sum)
             for k in range(d):
