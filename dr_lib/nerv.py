@@ -172,7 +172,9 @@ def _block_stress_gradient(
             s_row *= beta[i]
             s_row[i] = np.inf  # q_{i|i} = 0
             s_min = np.inf
-            for j in range(n):  # a loop: ndarray.min() checks for NaN and is not vectorised
+            for j in range(
+                n
+            ):  # a loop: ndarray.min() checks for NaN and is not vectorised
                 s_min = min(s_min, s_row[j])
             for j in range(n):
                 m_row[j] = s_min - s_row[j]
