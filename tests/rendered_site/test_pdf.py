@@ -19,7 +19,9 @@ CJK_FONT = re.compile(
 
 
 #: the PDF typesets straight quotes as curly ones ("[B]'s" becomes "[B]’s")
-CURLY_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+CURLY_QUOTES = str.maketrans(
+    {"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'}
+)
 
 
 def _squash(text: str) -> str:
