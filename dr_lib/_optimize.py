@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-__all__ = ["Phase", "OptimizeResult", "gradient_descent"]
+__all__ = ["Phase", "OptimizeResult", "momentum_phases", "gradient_descent"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,21 @@ class Phase:
     learning_rate: float
     momentum: float
     exaggeration: float = 1.0
+
+
+def momentum_phases(n_iter, learning_rate, switch, momentums=(0.5, 0.8)):
+    """Two phases at one learning rate: ``momentums[0]`` for the first ``switch``
+    iterations, then ``momentums[1]`` (SNE switches after 250, NeRV after 100).
+
+    Returns
+    -------
+    list of Phase
+    """
+    first = min(n_iter, switch)
+    return [
+        Phase(first, learning_rate, momentums[0]),
+        Phase(n_iter - first, learning_rate, momentums[1]),
+    ]
 
 
 @dataclass

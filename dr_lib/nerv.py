@@ -25,10 +25,9 @@ Rows of ``X`` and ``Z`` are samples (the book's formulas write them as columns).
 import numpy as np
 from numba import njit, prange
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils import check_random_state
 
 from dr_lib import sne
-from dr_lib._optimize import Phase, gradient_descent
+from dr_lib._optimize import gradient_descent, momentum_phases
 from dr_lib._validation import (
     check_array,
     check_class_labels,
@@ -42,7 +41,7 @@ from dr_lib._validation import (
     check_positive,
 )
 from dr_lib._vector_exp import exp_nonpositive
-from dr_lib.pca import PCA
+from dr_lib.tsne import initial_coordinates
 
 __all__ = [
     "BYTES_PER_PAIR",
@@ -66,8 +65,7 @@ AUTO_LEARNING_RATE = 0.1
 #: Largest step of one point in one iteration, in units of 1 / sqrt(median(beta_i))
 #: (t-SNE's MAX_STEP in a map of unit bandwidth).
 MAX_STEP = 5.0
-#: Momentum of the first ``MOMENTUM_SWITCH`` iterations, and of the rest (as SNE).
-MOMENTUMS = (0.5, 0.8)
+#: The momentum is 0.5 for this many iterations, then 0.8 (as SNE's, switched earlier).
 MOMENTUM_SWITCH = 100
 
 
@@ -301,26 +299,10 @@ def _initial_map(X, n_components, init, random_state, beta):
     data's scale; ``"random"`` draws Gaussian noise of standard deviation
     1 / sqrt(2 median(beta)), one typical bandwidth sigma.
     """
-    if isinstance(init, np.ndarray):
-        return init.copy()
-    if init == "random":
-        noise = check_random_state(random_state).standard_normal((len(X), n_components))
-        return noise / np.sqrt(2.0 * np.median(beta))
-    if n_components > X.shape[1]:
-        raise ValueError(
-            f"init='pca' needs n_components={n_components} <= n_features = "
-            f"{X.shape[1]}; pass init='random' or fewer components."
-        )
-    return PCA(n_components).fit_transform(X)
-
-
-def _phases(max_iter, learning_rate):
-    """Momentum 0.5 for the first iterations, then 0.8, at one learning rate."""
-    first = min(max_iter, MOMENTUM_SWITCH)
-    return [
-        Phase(first, learning_rate, MOMENTUMS[0]),
-        Phase(max_iter - first, learning_rate, MOMENTUMS[1]),
-    ]
+    Z = initial_coordinates(X, n_components, init, random_state)
+    if isinstance(init, str) and init == "random":
+        Z /= np.sqrt(2.0 * np.median(beta))
+    return Z
 
 
 def _fit(estimator, X, codes, tau_in, tau_out, desc):
@@ -342,7 +324,7 @@ def _fit(estimator, X, codes, tau_in, tau_out, desc):
     result = gradient_descent(
         _initial_map(X, estimator.n_components, init, estimator.random_state, beta),
         _evaluator(P, log_P, beta, codes, tau_in, tau_out),
-        _phases(max_iter, rate / scale),
+        momentum_phases(max_iter, rate / scale, MOMENTUM_SWITCH),
         max_step=MAX_STEP / np.sqrt(scale),
         verbose=bool(estimator.verbose),
         desc=desc,

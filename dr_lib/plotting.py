@@ -1,7 +1,8 @@
 """The book's figures, in one house style.
 
-Colour-blind-safe throughout: the Okabe–Ito palette for categories (with a second marker
-shape once the eight colours run out) and viridis for continuous values. Every axis is
+Colour-blind-safe throughout: the Okabe–Ito palette for categories, three more colours
+for the ten digits (:data:`CATEGORY_COLOURS`, with a second marker shape from the eighth
+category on) and viridis for continuous values. Every axis is
 labelled. Each function takes an optional ``ax`` and returns the matplotlib ``Axes``
 (``embedding_grid`` and ``image_grid`` return the ``Figure``). Figures are drawn inside the
 house style (:data:`HOUSE_STYLE`); call :func:`use_house_style` to make it the default for a
@@ -41,6 +42,7 @@ __all__ = [
     "OKABE_ITO",
     "YELLOW",
     "LINE_COLOURS",
+    "CATEGORY_COLOURS",
     "MIN_FONT_SIZE",
     "MARKERS",
     "LINESTYLES",
@@ -78,7 +80,13 @@ YELLOW = "#F0E442"
 #: Colours of lines and of small markers (curves, categories): Okabe–Ito without yellow.
 LINE_COLOURS = [colour for colour in OKABE_ITO if colour != YELLOW]
 
-#: Marker shapes: for curves, and for categories beyond the last line colour.
+#: Colours of categories in a scatter: the seven line colours, then three more for the
+#: ten digits (Tol's wine and olive, and a mid grey; dark enough for small markers on
+#: white, and still apart after the dark page inverts their lightness).
+CATEGORY_COLOURS = LINE_COLOURS + ["#882255", "#999933", "#999999"]
+
+#: Marker shapes: for curves, and for categories beyond the seventh (a second cue besides
+#: colour, for readers who cannot tell all ten colours apart).
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 #: Line styles, so that curves stay distinguishable in greyscale.
 LINESTYLES = ["-", "--", "-.", ":"]
@@ -277,9 +285,10 @@ def _is_categorical(labels):
 
 
 def _category_style(k):
-    """Colour and marker of the ``k``-th category (small markers: no yellow)."""
-    n = len(LINE_COLOURS)
-    return LINE_COLOURS[k % n], MARKERS[(k // n) % len(MARKERS)]
+    """Colour and marker of the ``k``-th category: ten colours (no yellow), and a new
+    marker shape after every seven categories."""
+    colour = CATEGORY_COLOURS[k % len(CATEGORY_COLOURS)]
+    return colour, MARKERS[(k // len(LINE_COLOURS)) % len(MARKERS)]
 
 
 def _draw_categories(ax, Y, labels, s):

@@ -23,7 +23,7 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 
 from dr_lib import _tsne_bh, _tsne_fft, sne
-from dr_lib._optimize import Phase, gradient_descent
+from dr_lib._optimize import Phase, gradient_descent, momentum_phases
 from dr_lib._tsne_attraction import attractive_forces, sum_p_log_w
 from dr_lib._validation import (
     check_array,
@@ -43,6 +43,7 @@ __all__ = [
     "EXACT_BYTES_PER_PAIR",
     "INIT_STD",
     "gradient",
+    "initial_coordinates",
     "initial_map",
     "SNE",
     "TSNE",
@@ -61,6 +62,8 @@ TRANSFORM_PERPLEXITY = 5.0
 TRANSFORM_ITER = 250
 TRANSFORM_LEARNING_RATE = 0.5
 TRANSFORM_MOMENTUM = 0.8
+#: SNE's momentum is 0.5 for this many iterations, then 0.8.
+SNE_MOMENTUM_SWITCH = 250
 
 
 # ------------------------------------------------------------------- the gradient
@@ -142,12 +145,12 @@ def gradient(P, Z, *, method="exact", dof=1.0, angle=0.5, exaggeration=1.0):
 # ------------------------------------------------------------------- the initial map
 
 
-def initial_map(X, n_components, init, random_state):
-    """The starting map: the top principal components, or Gaussian noise, scaled small.
+def initial_coordinates(X, n_components, init, random_state):
+    """The unscaled start of a neighbour embedding: a copy of a given map, standard
+    Gaussian noise (``init="random"``), or the top principal components (``"pca"``).
 
-    The first coordinate gets standard deviation ``INIT_STD`` = 1e-4 (as in openTSNE and
-    scikit-learn), so the early iterations start from a compressed map ([S]'s "early
-    compression").
+    Each method scales it to its own map (:func:`initial_map` here, the data's bandwidth
+    in ``dr_lib.nerv``).
 
     Returns
     -------
@@ -156,14 +159,29 @@ def initial_map(X, n_components, init, random_state):
     if isinstance(init, np.ndarray):
         return init.copy()
     if init == "random":
-        Z = check_random_state(random_state).standard_normal((len(X), n_components))
-    else:
-        if n_components > X.shape[1]:
-            raise ValueError(
-                f"init='pca' needs n_components={n_components} <= n_features = "
-                f"{X.shape[1]}; pass init='random' or fewer components."
-            )
-        Z = PCA(n_components).fit_transform(X)
+        return check_random_state(random_state).standard_normal((len(X), n_components))
+    if n_components > X.shape[1]:
+        raise ValueError(
+            f"init='pca' needs n_components={n_components} <= n_features = "
+            f"{X.shape[1]}; pass init='random' or fewer components."
+        )
+    return PCA(n_components).fit_transform(X)
+
+
+def initial_map(X, n_components, init, random_state):
+    """The starting map of SNE and t-SNE: :func:`initial_coordinates`, scaled small.
+
+    The first coordinate gets standard deviation ``INIT_STD`` = 1e-4 (as in openTSNE and
+    scikit-learn), so the early iterations start from a compressed map ([S]'s "early
+    compression"); a map given as an array is used as it is.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_components)
+    """
+    Z = initial_coordinates(X, n_components, init, random_state)
+    if isinstance(init, np.ndarray):
+        return Z
     std = Z[:, 0].std()
     return Z * (INIT_STD / std) if std > 0 else Z
 
@@ -420,15 +438,6 @@ def _placement_cost_gradient(P, reference, dof, method, angle):
     return evaluate
 
 
-def _momentum_phases(n_iter, learning_rate, switch=250):
-    """SNE's schedule: momentum 0.5 for the first ``switch`` iterations, then 0.8."""
-    first = min(n_iter, switch)
-    return [
-        Phase(first, learning_rate, 0.5),
-        Phase(n_iter - first, learning_rate, 0.8),
-    ]
-
-
 class SNE(TransformerMixin, BaseEstimator):
     """Stochastic neighbour embedding (Hinton & Roweis 2002), exact.
 
@@ -497,7 +506,7 @@ class SNE(TransformerMixin, BaseEstimator):
         result = gradient_descent(
             initial_map(X, self.n_components, init, self.random_state),
             lambda Z, _, want: sne._sne_cost_gradient(P, Z, want),
-            _momentum_phases(self.max_iter, rate),
+            momentum_phases(self.max_iter, rate, SNE_MOMENTUM_SWITCH),
             max_step=MAX_STEP,
             verbose=bool(self.verbose),
             desc="SNE",

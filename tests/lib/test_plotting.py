@@ -126,6 +126,18 @@ def test_embedding_2d_categorical_uses_okabe_ito_and_legend():
     assert not _colorbars(ax.figure)
 
 
+def test_ten_digits_get_ten_colours_and_a_second_marker_after_seven():
+    digits = np.arange(100) % 10
+    ax = plotting.embedding_2d(rng.normal(size=(100, 2)), digits)
+    colours = _scatter_colours(ax)
+    assert len(set(colours)) == 10 and plotting.YELLOW.lower() not in colours
+    markers = [c.get_paths()[0].vertices.shape for c in ax.collections]
+    assert len(set(markers[:7])) == 1 and markers[7] != markers[0]
+    # the pairs (colour, marker) stay distinct far beyond ten categories
+    styles = [plotting._category_style(k) for k in range(56)]
+    assert len(set(styles)) == 56
+
+
 def test_embedding_2d_string_labels_are_categories():
     labels = np.array(["cat", "dog"] * 30)
     ax = plotting.embedding_2d(Y, labels)

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from sklearn.datasets import make_blobs
 
 from dr_lib import _tsne_bh, _tsne_fft, sne, tsne
-from dr_lib._optimize import Phase, gradient_descent
+from dr_lib._optimize import Phase, gradient_descent, momentum_phases
 from dr_lib._tsne_attraction import attractive_forces, sum_p_log_w
 
 RNG = np.random.default_rng(20)
@@ -302,6 +302,16 @@ def test_optimiser_passes_each_phase_its_exaggeration_and_records_costs():
     assert seen == [12.0] * 3 + [1.0] * 5  # and once more for the final cost
     assert [it for it, _ in result.history] == [2, 4, 6]
     assert result.n_iter == 7
+
+
+@pytest.mark.parametrize(
+    ("n_iter", "switch", "lengths"), [(300, 100, (100, 200)), (60, 100, (60, 0))]
+)
+def test_momentum_phases_switch_once_and_add_up(n_iter, switch, lengths):
+    phases = momentum_phases(n_iter, 0.3, switch)
+    assert tuple(phase.n_iter for phase in phases) == lengths
+    assert [phase.momentum for phase in phases] == [0.5, 0.8]
+    assert {phase.learning_rate for phase in phases} == {0.3}
 
 
 def test_gains_grow_while_the_direction_holds():
