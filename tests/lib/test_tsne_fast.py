@@ -10,7 +10,12 @@ import scipy.sparse as sp
 from sklearn.datasets import make_blobs
 
 from dr_lib import _tsne_bh, _tsne_fft, sne, tsne
-from dr_lib._optimize import Phase, gradient_descent, momentum_phases
+from dr_lib._optimize import (
+    Phase,
+    _frobenius_norm,
+    gradient_descent,
+    momentum_phases,
+)
 from dr_lib._tsne_attraction import attractive_forces, sum_p_log_w
 
 RNG = np.random.default_rng(20)
@@ -240,6 +245,13 @@ def test_optimiser_finds_the_minimum_and_stops_when_the_gradient_vanishes():
     np.testing.assert_allclose(result.embedding, target, atol=1e-7)
     assert result.n_iter < 5000
     assert result.cost < 1e-13
+
+
+def test_the_stopping_norm_is_the_frobenius_norm():
+    # computed in a loop rather than by BLAS (see _optimize._frobenius_norm)
+    grad = RNG.normal(size=(20_000, 2))
+    assert _frobenius_norm(grad) == pytest.approx(np.linalg.norm(grad), rel=1e-12)
+    assert _frobenius_norm(np.zeros((3, 2))) == 0.0
 
 
 def test_a_converged_phase_hands_over_to_the_next():
