@@ -208,6 +208,47 @@ MAX_LANCZOS_ITER = 100
 DENSE_FALLBACK_MAX = 5000
 
 
+def complement_of_null_vector(M, vectors, null_vector):
+    """Rayleigh–Ritz in the bottom subspace of ``M``, restricted to ``null_vector``'s complement.
+
+    LLE's M maps the constant vector to zero ([T] (10-24), book/05_lle), and so does the
+    normalised Laplacian its vector D^{1/2} 1 (book/06_laplacian_eigenmaps). An eigen-solver
+    returns the bottom eigenvectors only as orthogonal to that null vector as its round-off
+    allows (10^-6 on a swiss roll whose next eigenvalues are 10^-8, and more or less on
+    another CPU's BLAS), while the derivation asks for exactly orthogonal ones (Σ z_i = 0).
+    Here the known null vector is projected out of the computed subspace
+    span(``vectors``), which contains it up to round-off; the k-dimensional rest is
+    orthonormalised, and M is diagonalised within it (the k x k problem
+    Qᵀ M Q). Its eigenvectors are the eigenvectors 2, ..., k + 1 of M, orthogonal to
+    ``null_vector`` to machine precision.
+
+    Parameters
+    ----------
+    M : sparse or dense symmetric matrix of shape (n, n)
+    vectors : ndarray of shape (n, k + 1)
+        Orthonormal columns spanning the bottom invariant subspace of ``M`` (its k + 1
+        smallest eigenpairs, the null vector's among them).
+    null_vector : ndarray of shape (n,)
+        The known eigenvector of eigenvalue 0, of any length.
+
+    Returns
+    -------
+    eigenvalues : ndarray of shape (k,), increasing
+    eigenvectors : ndarray of shape (n, k)
+        Orthonormal, orthogonal to ``null_vector``; signs are left to the caller.
+    """
+    unit = null_vector / np.linalg.norm(null_vector)
+    projected = vectors - np.outer(unit, unit @ vectors)
+    k = vectors.shape[1] - 1
+    # The projection removes one direction (the null vector's share of the subspace): its
+    # singular value is round-off, the other k are 1.
+    basis = np.linalg.svd(projected, full_matrices=False)[0][:, :k]
+    basis -= np.outer(unit, unit @ basis)
+    reduced = basis.T @ (M @ basis)
+    eigenvalues, rotation = np.linalg.eigh(0.5 * (reduced + reduced.T))
+    return eigenvalues, basis @ rotation
+
+
 def bottom_eigenpairs(M, k, *, shift=None, what="the matrix"):
     """The ``k`` smallest eigenpairs of a sparse symmetric PSD ``M``, Lanczos or dense.
 

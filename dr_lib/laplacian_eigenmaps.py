@@ -10,7 +10,12 @@ import scipy.sparse as sp
 from scipy.linalg import eigh
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from dr_lib._linalg import ITERATIVE_MIN_SIZE, bottom_eigenpairs, fix_signs
+from dr_lib._linalg import (
+    ITERATIVE_MIN_SIZE,
+    bottom_eigenpairs,
+    complement_of_null_vector,
+    fix_signs,
+)
 from dr_lib._validation import (
     check_array,
     check_connected,
@@ -121,13 +126,16 @@ def generalized_bottom_eigenpairs(W, k):
     degrees = _degrees(W)
     L_sym = _symmetric_laplacian(W, degrees)
     if W.shape[0] <= ITERATIVE_MIN_SIZE:
-        eigenvalues, U = _dense_bottom(L_sym, k)
+        U = _dense_bottom(L_sym, k)[1]
     else:
-        eigenvalues, U = bottom_eigenpairs(
-            L_sym, k, shift=SHIFT, what="the normalised Laplacian"
-        )
-    F = U / np.sqrt(degrees)[:, None]
-    return eigenvalues, fix_signs(F)
+        U = bottom_eigenpairs(L_sym, k, shift=SHIFT, what="the normalised Laplacian")[1]
+    # The trivial solution u_0 = D^{1/2} 1 is known exactly: keep it, and take the others
+    # in its complement, so that every f_j is D-orthogonal to 1 to machine precision.
+    root_degrees = np.sqrt(degrees)
+    eigenvalues, U = complement_of_null_vector(L_sym, U, root_degrees)
+    eigenvalues = np.concatenate([[0.0], eigenvalues])
+    U = np.column_stack([root_degrees / np.linalg.norm(root_degrees), U])
+    return eigenvalues, fix_signs(U / root_degrees[:, None])
 
 
 class LaplacianEigenmaps(TransformerMixin, BaseEstimator):

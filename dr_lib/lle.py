@@ -12,7 +12,7 @@ from scipy.linalg import eigh, qr, svd
 from scipy.sparse import coo_matrix
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from dr_lib._linalg import bottom_eigenpairs, fix_signs
+from dr_lib._linalg import bottom_eigenpairs, complement_of_null_vector, fix_signs
 from dr_lib._validation import (
     check_array,
     check_in,
@@ -238,21 +238,26 @@ def _embedding_matrix(X, neighbors, n_components, reg, method):
 def bottom_eigenvectors(M, n_components):
     """Eigenpairs 2, ..., n_components + 1 (from the bottom) of the symmetric PSD ``M``.
 
-    The bottom pair (eigenvalue 0, the constant vector) is dropped. Dense LAPACK for up to
-    ``DENSE_MAX_SAMPLES`` rows; above, ARPACK in shift-invert mode around a small negative
-    shift (M − σI is then positive definite, so its factorisation never meets the exact
-    zero eigenvalue), from a fixed start vector, and LAPACK after all when Lanczos does not
-    converge (:func:`dr_lib._linalg.bottom_eigenpairs`). Returns ``(eigenvalues, vectors)``,
+    The bottom pair (eigenvalue 0, the constant vector) is dropped, exactly: the bottom
+    n_components + 1 eigenvectors are computed, and the kept ones are those of M within
+    the complement of the constant vector
+    (:func:`dr_lib._linalg.complement_of_null_vector`), so every column sums to zero up to
+    machine precision, as the constraint Σ_i z_i = 0 of [T] (10-24) asks, whatever the
+    BLAS. Dense LAPACK for up to ``DENSE_MAX_SAMPLES`` rows; above, ARPACK in shift-invert
+    mode around a small negative shift (M − σI is then positive definite, so its
+    factorisation never meets the exact zero eigenvalue), from a fixed start vector, and
+    LAPACK after all when Lanczos does not converge
+    (:func:`dr_lib._linalg.bottom_eigenpairs`). Returns ``(eigenvalues, vectors)``,
     increasing, signs fixed by :func:`dr_lib._linalg.fix_signs`.
     """
     n = M.shape[0]
     if n <= DENSE_MAX_SAMPLES:
-        values, vectors = eigh(M.toarray(), subset_by_index=(1, n_components))
+        vectors = eigh(M.toarray(), subset_by_index=(0, n_components))[1]
     else:
-        values, vectors = bottom_eigenpairs(
+        vectors = bottom_eigenpairs(
             M, n_components + 1, what="the LLE matrix M (set by n_neighbors and reg)"
-        )
-        values, vectors = values[1:], vectors[:, 1:]
+        )[1]
+    values, vectors = complement_of_null_vector(M, vectors, np.ones(n))
     return values, fix_signs(vectors)
 
 

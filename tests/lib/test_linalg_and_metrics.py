@@ -7,6 +7,7 @@ from scipy.stats import special_ortho_group
 from dr_lib import metrics
 from dr_lib._linalg import (
     centering_matrix,
+    complement_of_null_vector,
     double_centre,
     double_centre_inplace,
     fix_signs,
@@ -72,6 +73,42 @@ def test_top_eigenpairs_of_a_double_centred_matrix(n, k):
         np.abs(vectors), np.abs(full_vectors[:, ::-1][:, :k]), atol=1e-7
     )
     np.testing.assert_allclose(vectors, fix_signs(vectors))
+
+
+def _psd_with_null_vector(null, eigenvalues, seed):
+    """Q diag(0, eigenvalues) Qᵀ whose first eigenvector is ``null`` (normalised)."""
+    n = len(null)
+    basis = np.column_stack([null, np.random.default_rng(seed).normal(size=(n, n - 1))])
+    Q = np.linalg.qr(basis)[0]
+    values = np.concatenate([[0.0], eigenvalues])
+    return (Q * values) @ Q.T, Q
+
+
+def test_complement_of_null_vector_recovers_the_next_eigenpairs():
+    n = 40
+    null = rng.uniform(0.5, 2.0, n)  # like D^{1/2} 1 of a graph
+    M, Q = _psd_with_null_vector(null, np.linspace(0.1, 3.0, n - 1), seed=3)
+    bottom = np.linalg.eigh(M)[1][:, :4]
+    values, vectors = complement_of_null_vector(M, bottom, null)
+    np.testing.assert_allclose(values, [0.1, 0.1 + 2.9 / (n - 2), 0.1 + 5.8 / (n - 2)])
+    np.testing.assert_allclose(np.abs(vectors.T @ Q[:, 1:4]), np.eye(3), atol=1e-10)
+    np.testing.assert_allclose(vectors.T @ vectors, np.eye(3), atol=1e-14)
+
+
+def test_complement_of_null_vector_is_exact_where_the_eigensolver_is_not():
+    # Eigenvalues 1e-17 and 2e-17 are zero to round-off, so LAPACK returns any basis of
+    # the three-dimensional bottom cluster: its second and third vectors carry a share of
+    # the null vector of order one. The complement keeps none of it.
+    n = 50
+    ones = np.ones(n)
+    M, Q = _psd_with_null_vector(ones, np.r_[1e-17, 2e-17, np.linspace(1, 2, n - 3)], 4)
+    bottom = np.linalg.eigh(M)[1][:, :3]
+    assert np.abs(ones @ bottom[:, 1:]).max() > 1e-3
+    values, vectors = complement_of_null_vector(M, bottom, ones)
+    assert np.abs(ones @ vectors).max() < 1e-13
+    np.testing.assert_allclose(values, 0.0, atol=1e-14)
+    # the same plane as the exact eigenvectors 2 and 3
+    np.testing.assert_allclose(np.linalg.svd(vectors.T @ Q[:, 1:3])[1], 1.0, atol=1e-12)
 
 
 def test_procrustes_undoes_rotation_reflection_scale_and_shift():

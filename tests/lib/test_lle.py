@@ -83,6 +83,18 @@ def test_sparse_solver_agrees_with_dense():
     assert procrustes(ours.embedding_, theirs.embedding_)[1] < 1e-6
 
 
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("n", [400, DENSE_MAX_SAMPLES + 500], ids=["dense", "sparse"])
+def test_every_column_sums_to_zero_to_machine_precision(method, n):
+    # [T] (10-24): Σ_i z_i = 0. Taken straight from the eigen-solvers, the columns of this
+    # swiss roll sum to between 1e-11 and 1e-5 (depending on the method, the solver and
+    # the BLAS); projecting out the constant vector makes them 1e-15.
+    Y = datasets.swiss_roll(n, random_state=0)[0]
+    Z = LocallyLinearEmbedding(12, 2, method=method).fit(Y).embedding_
+    assert np.abs(Z.sum(axis=0)).max() < 1e-13
+    np.testing.assert_allclose(Z.T @ Z, np.eye(2), atol=1e-13)
+
+
 def test_transform_agrees_with_sklearn():
     new = X[:20] + 0.02
     ours = LocallyLinearEmbedding(10, 2).fit(X)
