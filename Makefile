@@ -4,11 +4,16 @@
 #               the whole book as a PDF, site)
 # and one more for teachers:
 #   make pdf    the whole book as one PDF, _build/pdf/dr-book.pdf (needs Chromium)
+# The versions installed are those of requirements.lock (make lock refreshes it); make
+# test-latest runs the tests against the newest releases instead.
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-from-pyproject
+# What pip installs besides the project: the lock's exact versions (make test-latest asks
+# for the newest releases that pyproject.toml allows instead).
+PINS   := -r requirements.lock
 HTML   := _build/html
 PDF    := _build/pdf/dr-book.pdf
 PORT   ?= 8000
@@ -17,17 +22,63 @@ JB_STRICT := -W -n --keep-going
 # Progress bars are for a person at a keyboard; in executed pages they are only noise.
 export TQDM_DISABLE := 1
 
-.PHONY: setup book test lint serve bench clean distclean strip pdf site-report
+.PHONY: setup book test lint serve bench clean distclean strip pdf site-report lock test-latest
 
 setup: $(STAMP)
 
-# Reinstall only when pyproject.toml (the one list of dependencies) changes.
-$(STAMP): pyproject.toml
+# Reinstall only when pyproject.toml (the one list of dependencies) or the lock changes.
+# One pip run installs the lock and the project: pip stops if the two disagree.
+$(STAMP): pyproject.toml requirements.lock
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python >= 3.11 is needed; run: make PYTHON=/path/to/python3.11 ...")'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[book,test]"
+	$(BIN)/python -m pip install --quiet $(PINS) -e ".[book,test]"
 	@touch $@
+
+# requirements.lock: the exact version of every package that make setup installs, resolved
+# by pip-compile (pip-tools) from pyproject.toml with the same pip, indexes and local wheels
+# that install it. Existing pins are kept while pyproject.toml allows them; to move to the
+# newest releases: make lock LOCK_ARGS=--upgrade (or LOCK_ARGS="-P scipy" for one package).
+# pip-tools lives in its own venv, so .venv holds exactly the lock. After pip-compile:
+# the note below goes on top; the line for dr-lib itself (pip-compile lists the package
+# that names its own extras, dr-lib[nn], with this checkout's path) is dropped; any local
+# label is cut off a pin (torch==2.13.0+cpu -> torch==2.13.0): ==2.13.0 matches 2.13.0+cpu,
+# so pip takes this machine's CPU wheel where one is on its find-links path, and PyPI's
+# build of the same version elsewhere; and pip itself is pinned to the pip that resolved.
+LOCK_VENV := .venv-lock
+LOCK_ARGS ?=
+lock:
+	@test -x $(LOCK_VENV)/bin/pip-compile || { $(PYTHON) -m venv $(LOCK_VENV) && \
+	  $(LOCK_VENV)/bin/python -m pip install --quiet --upgrade pip "pip-tools>=7.4"; }
+	@$(LOCK_VENV)/bin/python -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "The lock is for Python 3.11; run: rm -rf $(LOCK_VENV); make lock PYTHON=/path/to/python3.11")'
+	$(LOCK_VENV)/bin/pip-compile --quiet --no-header --extra book --extra test --extra bench \
+	  --strip-extras --allow-unsafe --no-emit-index-url --no-emit-find-links $(LOCK_ARGS) \
+	  --output-file requirements.lock pyproject.toml
+	{ printf '%s\n' "$$LOCK_NOTE"; \
+	  awk '/^dr-lib @ /{self=1; next} self && /^ /{next} {self=0} \
+	       /^[A-Za-z0-9._-]+==/{sub(/\+[A-Za-z0-9.]+$$/, "")} {print}' requirements.lock; \
+	  $(LOCK_VENV)/bin/python -m pip --version | awk '{print "pip==" $$2}'; \
+	  echo "    # via make lock (the pip that resolved this file)"; \
+	} > requirements.lock.new && mv requirements.lock.new requirements.lock
+
+define LOCK_NOTE
+# The exact version of every package that `make setup` installs: pyproject.toml's
+# dependencies and its extras book, test and bench. Written by `make lock` (pip-compile);
+# do not edit by hand: change pyproject.toml and run `make lock`.
+#
+# Resolved on Linux x86-64 with CPython 3.11. On another platform pip installs these
+# versions and adds that platform's own dependencies, unpinned. No hashes: the torch
+# installed here is a local CPU build (2.13.0+cpu) whose hash is not PyPI's; the pin
+# torch==2.13.0 matches both builds.
+endef
+export LOCK_NOTE
+
+# Opt-in and not part of CI: the same checks against the newest releases that
+# pyproject.toml allows, in .venv-latest, reinstalled each time, so that a new release
+# which breaks the book shows here before a reader meets it. The test that the installed
+# versions are the lock's is skipped (DR_BOOK_LATEST).
+test-latest:
+	rm -f .venv-latest/$(notdir $(STAMP))
+	DR_BOOK_LATEST=1 $(MAKE) test VENV=.venv-latest PINS="--upgrade --upgrade-strategy eager pip"
 
 book: setup
 	$(BIN)/jupyter-book build . $(JB_STRICT)
@@ -83,7 +134,7 @@ strip: setup
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis
-	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -exec rm -rf {} +
+	find . -path './.venv*' -prune -o -name __pycache__ -type d -exec rm -rf {} +
 
 distclean: clean
-	rm -rf $(VENV) *.egg-info
+	rm -rf $(VENV) .venv-latest $(LOCK_VENV) *.egg-info

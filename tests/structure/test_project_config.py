@@ -1,4 +1,7 @@
-"""The set-up files agree with each other: pyproject, environment.yml, Makefile, _config.yml."""
+"""The set-up files agree with each other: pyproject, environment.yml, Makefile, _config.yml.
+
+requirements.lock has its own checks, in test_lock.py.
+"""
 
 import re
 import tomllib
@@ -35,10 +38,11 @@ def test_environment_installs_the_package_with_the_makefile_extras():
 
 
 def test_environment_lists_no_dependency_of_its_own():
-    # Everything else comes from pyproject.toml; a second list would drift.
+    # Everything else comes from pyproject.toml and its lock; a second list would drift.
     conda = [d for d in ENVIRONMENT["dependencies"] if isinstance(d, str)]
     assert sorted(re.split(r"[=<>]", d)[0] for d in conda) == ["pip", "python"]
-    assert len(_pip_lines()) == 1
+    (package,) = [line for line in _pip_lines() if line.startswith("-e")]
+    assert sorted(_pip_lines()) == sorted(["-r requirements.lock", package])
 
 
 def test_environment_python_satisfies_requires_python():
