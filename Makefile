@@ -4,6 +4,9 @@
 #               the whole book as a PDF, site)
 # and one more for teachers:
 #   make pdf    the whole book as one PDF, _build/pdf/dr-book.pdf (needs Chromium)
+# and one for maintainers:
+#   make test-portability   every notebook and library test under other BLAS kernels and
+#               thread counts; reports every check that round-off could break elsewhere
 # The versions installed are those of requirements.lock (make lock refreshes it); make
 # test-latest runs the tests against the newest releases instead.
 
@@ -19,10 +22,22 @@ PDF    := _build/pdf/dr-book.pdf
 PORT   ?= 8000
 JB_STRICT := -W -n --keep-going
 
+# Readers' CPUs make OpenBLAS pick other kernels and their machines other thread counts,
+# which move round-off. Every notebook check records what it used of its tolerance
+# (tests/check_log); make test runs the notebooks as this machine picks and again, with the
+# library tests, under CI_RUNS, and fails on a check whose headroom is less than ten times
+# its spread between the runs. make test-portability does the same for PORTABILITY_RUNS.
+CHECKS           := _build/checks
+CI_RUNS          ?= prescott-1
+CI_NOTEBOOKS     ?= book
+PORTABILITY_RUNS ?= default,prescott-1,haswell-2
+NBVAL := -m pytest -p tests.check_log.plugin --nbval-lax --nbval-current-env
+
 # Progress bars are for a person at a keyboard; in executed pages they are only noise.
 export TQDM_DISABLE := 1
 
-.PHONY: setup book test lint serve bench clean distclean strip pdf site-report lock test-latest
+.PHONY: setup book test lint serve bench clean distclean strip pdf site-report lock test-latest \
+	test-portability
 
 setup: $(STAMP)
 
@@ -98,11 +113,22 @@ pdf: setup
 	@echo "The whole book is at $(CURDIR)/$(PDF)"
 
 test: setup lint
-	$(BIN)/python -m pytest tests/lib tests/structure
-	$(BIN)/python -m pytest --nbval-lax --nbval-current-env book
+	$(BIN)/python -m pytest tests/lib tests/structure tests/check_log
+	DR_BOOK_CHECK_LOG=$(CHECKS)/default.jsonl $(BIN)/python $(NBVAL) book
+	$(BIN)/python -m tests.check_log.portability --out $(CHECKS) --keep default \
+	  --runs $(CI_RUNS) $(CI_NOTEBOOKS)
 	$(BIN)/jupyter-book build . --all $(JB_STRICT)
 	$(print_pdf)
 	DR_BOOK_REQUIRE_SITE=1 $(BIN)/python -m pytest tests/rendered_site
+
+# Every notebook and the library tests under each of PORTABILITY_RUNS (default: as the
+# machine picks; OpenBLAS's generic x86-64 kernel with one thread; Haswell with two), then
+# the report of the checks whose headroom is less than ten times their spread. About half
+# an hour; not part of CI, which runs the CI_RUNS subset. A kernel this CPU cannot run is
+# skipped with the reason printed.
+test-portability: setup
+	$(BIN)/python -m tests.check_log.portability --out _build/portability \
+	  --runs $(PORTABILITY_RUNS)
 
 # What a reader finds cut off, page by page (display equations, outputs, tables), with
 # screenshots of every page at laptop and phone size, light and dark, in _build/screenshots.

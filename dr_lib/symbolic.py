@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from dr_lib._validation import check_integer
+from dr_lib import _check_log
+from dr_lib._validation import check_integer, check_positive
 
 __all__ = [
     "Check",
@@ -30,6 +31,9 @@ __all__ = [
     "centred_points",
     "check_identity",
     "check_numeric",
+    "check_differs",
+    "check_at_most",
+    "check_at_least",
 ]
 
 #: Longest residual shown in a failure message, in characters.
@@ -141,7 +145,7 @@ def checks(*results, title=""):
     for result in results:
         if not isinstance(result, Check):
             raise ValueError(
-                f"checks() takes the results of check_identity or check_numeric; got "
+                f"checks() takes the results of the check_* functions; got "
                 f"{type(result).__name__}. Pass each check's return value."
             )
     return CheckList(results, title=title)
@@ -300,11 +304,17 @@ def check_identity(lhs, rhs, label, *, assumptions=None):
 def check_numeric(lhs, rhs, label, *, rtol=1e-10, atol=1e-12):
     """Check that two numeric results agree (``np.allclose``) and have the same shape.
 
+    The tolerance is the claim: choose it from the accuracy of the method (round-off of a
+    stable algorithm, an optimiser's tolerance, a Monte-Carlo standard error), with room
+    for other machines' BLAS (see CONTRIBUTING.md); never from the error that one run
+    happened to show. With ``DR_BOOK_CHECK_LOG`` set, the fraction of the tolerance used,
+    max |lhs − rhs| / (atol + rtol·|rhs|), is recorded (:mod:`dr_lib._check_log`).
+
     Parameters
     ----------
     lhs, rhs : array-like or scalar
     label : str
-        The equation label, shown in the result and in any error.
+        The equation label, shown in the result and in any error; unique in a notebook.
     rtol, atol : float
         Tolerances of :func:`numpy.allclose`.
 
@@ -324,12 +334,127 @@ def check_numeric(lhs, rhs, label, *, rtol=1e-10, atol=1e-12):
             f"{label} does not hold: shapes {a.shape} and {b.shape} differ."
         )
     max_diff = float(np.max(np.abs(a - b), initial=0.0))
-    if not np.allclose(a, b, rtol=rtol, atol=atol):
+    holds = np.allclose(a, b, rtol=rtol, atol=atol)
+    if _check_log.enabled():
+        used = _check_log.fraction_of_tolerance(a, b, rtol, atol)
+        _check_log.record(label, used, kind="numeric", rtol=rtol, atol=atol)
+    if not holds:
         raise NumericCheckError(
             f"{label} does not hold: max |lhs - rhs| = {max_diff:.3e} "
             f"(rtol={rtol:g}, atol={atol:g})."
         )
     return Check(label=label, kind="numeric", detail=_numeric_detail(max_diff, rtol))
+
+
+def check_differs(lhs, rhs, label, *, rtol=1e-10, atol=1e-12):
+    """Check that two numeric results do *not* agree: a formula shown to be wrong.
+
+    The mirror image of :func:`check_numeric`: passes exactly when it would fail on
+    arrays of the same shape (a printed formula, a transposed product). With
+    ``DR_BOOK_CHECK_LOG`` set, records the inverse of the fraction of the tolerance the
+    difference uses, so that a difference barely above the tolerance counts as thin.
+
+    Returns
+    -------
+    Check
+        Its line reads, e.g., ``✔ printed (10-12) is wrong  (differs by 3.2e+00)``.
+
+    Raises
+    ------
+    NumericCheckError
+        If the shapes differ (the comparison would prove nothing) or the two agree
+        within the tolerance.
+    """
+    a, b = np.asarray(lhs), np.asarray(rhs)
+    if a.shape != b.shape:
+        raise NumericCheckError(
+            f"{label}: shapes {a.shape} and {b.shape} differ, so comparing them shows "
+            f"nothing; compare arrays of the same shape."
+        )
+    used = _check_log.fraction_of_tolerance(a, b, rtol, atol)
+    if _check_log.enabled():
+        inverse = 0.0 if np.isinf(used) else (np.inf if used == 0 else 1.0 / used)
+        _check_log.record(label, inverse, kind="differs", rtol=rtol, atol=atol)
+    max_diff = float(np.max(np.abs(a - b), initial=0.0))
+    if used <= 1:
+        raise NumericCheckError(
+            f"{label} does not hold: the two sides agree (max |lhs - rhs| = "
+            f"{max_diff:.3e}, rtol={rtol:g}, atol={atol:g})."
+        )
+    return Check(label=label, kind="numeric", detail=f"differs by {max_diff:.1e}")
+
+
+def _check_bound(value, bound, label, scale, *, upper):
+    values = np.asarray(value, dtype=np.float64)
+    bound = float(bound)
+    # A bound of 0 has no size of its own to measure the margin against.
+    scale = check_positive(abs(bound) if scale is None else scale, name="scale")
+    worst = float(values.max() if upper else values.min())
+    excess = values - bound if upper else bound - values
+    holds = bool(np.all(excess <= 0))  # False for NaN
+    if _check_log.enabled():
+        # headroom = how far inside the bound the worst entry is, in units of the scale
+        headroom = (
+            -float(np.max(excess)) / scale if np.all(np.isfinite(excess)) else -np.inf
+        )
+        kind = "at_most" if upper else "at_least"
+        _check_log.record(
+            label,
+            1.0 - headroom,
+            kind=kind,
+            headroom=headroom,
+            bound=bound,
+            scale=scale,
+        )
+    side, sign = ("max", "≤") if upper else ("min", "≥")
+    if not holds:
+        raise NumericCheckError(
+            f"{label} does not hold: {side} {worst:.4g} is not {sign} {bound:.4g}."
+        )
+    prefix = f"{side} " if values.size > 1 else ""
+    return Check(
+        label=label, kind="numeric", detail=f"{prefix}{worst:.3g} {sign} {bound:.3g}"
+    )
+
+
+def check_at_most(value, bound, label, *, scale=None):
+    """Check that every entry of ``value`` is at most ``bound``.
+
+    For an error bound, a cost or an upper limit claimed by the text. With
+    ``DR_BOOK_CHECK_LOG`` set, records the fraction of the bound used,
+    1 + (max value − bound) / scale (max value / bound for a positive bound and the
+    default scale), as :func:`check_numeric` does for its tolerance.
+
+    Parameters
+    ----------
+    value : array-like or scalar
+    bound : float
+    label : str
+        What is claimed, shown in the result and in any error; unique in a notebook.
+    scale : float, optional
+        The size against which the margin is measured; ``|bound|`` by default (needed when
+        the bound is 0).
+
+    Returns
+    -------
+    Check
+        Its line reads, e.g., ``✔ peak MB ≤ half the array  (31.2 ≤ 40)``.
+
+    Raises
+    ------
+    NumericCheckError
+        If an entry exceeds the bound or is NaN.
+    """
+    return _check_bound(value, bound, label, scale, upper=True)
+
+
+def check_at_least(value, bound, label, *, scale=None):
+    """Check that every entry of ``value`` is at least ``bound``.
+
+    The mirror image of :func:`check_at_most`, for a lower limit (an accuracy, a
+    speed-up, a gap); the fraction recorded is 1 + (bound − min value) / scale.
+    """
+    return _check_bound(value, bound, label, scale, upper=False)
 
 
 #: A relative tolerance above this is loose enough to be worth showing on the check line.

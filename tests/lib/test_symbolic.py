@@ -1,12 +1,14 @@
 """Tests of dr_lib.symbolic: true identities pass, wrong ones fail loudly with their label."""
 
 import dataclasses
+import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 import sympy as sp
 
-from dr_lib import symbolic
+from dr_lib import _check_log, symbolic
 from dr_lib.symbolic import Check, NumericCheckError, SymbolicCheckError
 
 # ------------------------------------------------------------------------- helpers
@@ -207,5 +209,100 @@ def test_a_single_check_shows_one_line_with_its_mark():
 
 
 def test_checks_rejects_anything_but_checks():
-    with pytest.raises(ValueError, match="check_identity or check_numeric"):
+    with pytest.raises(ValueError, match="results of the check_"):
         symbolic.checks(True)
+
+
+# ------------------------------------------------------------ bounds, and the check log
+
+
+def test_check_at_most_and_at_least_pass_and_fail_with_the_worst_entry():
+    line = symbolic.check_at_most(np.array([0.2, 0.7]), 1.0, "errors ≤ 1")
+    assert repr(line) == "✔ errors ≤ 1  (max 0.7 ≤ 1)"
+    assert (
+        repr(symbolic.check_at_least(0.93, 0.9, "T ≥ 0.9")) == "✔ T ≥ 0.9  (0.93 ≥ 0.9)"
+    )
+    with pytest.raises(NumericCheckError, match=r"errors ≤ 1 does not hold: max 1.5"):
+        symbolic.check_at_most([0.2, 1.5], 1.0, "errors ≤ 1")
+    with pytest.raises(NumericCheckError, match=r"min 0.89 is not ≥ 0.9"):
+        symbolic.check_at_least([0.95, 0.89], 0.9, "T ≥ 0.9")
+    with pytest.raises(NumericCheckError):
+        symbolic.check_at_most(np.nan, 1.0, "NaN is no number below 1")
+    with pytest.raises(ValueError, match="scale"):
+        symbolic.check_at_most(-1.0, 0.0, "a bound of 0 needs a scale")
+
+
+def _read_log(path):
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_checks_are_logged_with_the_fraction_of_the_tolerance_used(
+    tmp_path, monkeypatch
+):
+    log = tmp_path / "checks.jsonl"
+    monkeypatch.setenv(_check_log.LOG_VARIABLE, str(log))
+    monkeypatch.setenv(_check_log.NOTEBOOK_VARIABLE, "book/x.ipynb")
+    symbolic.check_numeric([1.0, 2.0], [1.0, 2.0 + 5e-7], "numeric", atol=1e-6, rtol=0)
+    symbolic.check_numeric(3.0, 3.0 + 3e-9, "relative", rtol=1e-9, atol=0)
+    symbolic.check_at_most(0.25, 1.0, "at most")
+    symbolic.check_at_least(0.95, 0.9, "at least", scale=0.1)
+    with pytest.raises(NumericCheckError):
+        symbolic.check_numeric(1.0, 1.1, "failing", atol=0.05, rtol=0)
+    with pytest.raises(NumericCheckError):
+        symbolic.check_numeric(np.nan, 1.0, "nan")
+    entries = _read_log(log)
+    assert [e["label"] for e in entries] == [
+        "numeric", "relative", "at most", "at least", "failing", "nan"
+    ]  # fmt: skip
+    used = [e["used"] for e in entries]
+    np.testing.assert_allclose(
+        used[:5], [0.5, 3e-9 / (1e-9 * 3.000000003), 0.25, 0.5, 2]
+    )
+    assert used[5] is None  # NaN: not finite
+    assert {e["notebook"] for e in entries} == {"book/x.ipynb"}
+    here = Path(__file__).name
+    assert all(e["site"].startswith(f"{here}:") for e in entries)
+    assert entries[0]["kind"] == "numeric" and entries[2]["kind"] == "at_most"
+
+
+def test_used_is_at_most_one_exactly_when_allclose_passes():
+    rng_used = np.random.default_rng(3)
+    for _ in range(200):
+        a = rng_used.normal(size=5)
+        b = a + rng_used.normal(size=5) * 10.0 ** rng_used.integers(-12, 0)
+        rtol, atol = (
+            10.0 ** rng_used.integers(-10, -2),
+            10.0 ** rng_used.integers(-12, -4),
+        )
+        used = _check_log.fraction_of_tolerance(a, b, rtol, atol)
+        assert (used <= 1) == np.allclose(a, b, rtol=rtol, atol=atol)
+    assert (
+        _check_log.fraction_of_tolerance(np.array([np.inf]), np.array([np.inf]), 0, 0)
+        == 0
+    )
+    assert (
+        _check_log.fraction_of_tolerance(np.array([1.0]), np.array([1.1]), 0, 0)
+        == np.inf
+    )
+
+
+def test_nothing_is_logged_without_the_variable(tmp_path, monkeypatch):
+    monkeypatch.delenv(_check_log.LOG_VARIABLE, raising=False)
+    monkeypatch.chdir(tmp_path)
+    symbolic.check_numeric(1.0, 1.0, "quiet")
+    symbolic.check_at_most(0.5, 1.0, "quiet too")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_check_differs_passes_exactly_when_check_numeric_fails(tmp_path, monkeypatch):
+    line = symbolic.check_differs([1.0, 2.0], [1.0, 2.5], "printed formula is wrong")
+    assert repr(line) == "✔ printed formula is wrong  (differs by 5.0e-01)"
+    with pytest.raises(NumericCheckError, match="the two sides agree"):
+        symbolic.check_differs(1.0, 1.0 + 1e-13, "a true identity")
+    with pytest.raises(NumericCheckError, match="shapes"):
+        symbolic.check_differs(np.ones(3), np.ones(4), "shapes")
+    log = tmp_path / "checks.jsonl"
+    monkeypatch.setenv(_check_log.LOG_VARIABLE, str(log))
+    symbolic.check_differs(1.0, 1.5, "differs by 5 tolerances", rtol=0, atol=0.1)
+    (entry,) = _read_log(log)
+    assert entry["kind"] == "differs" and abs(entry["used"] - 0.2) < 1e-12
