@@ -66,9 +66,67 @@ def kneighbors(X, n_neighbors, *, query=None):
     return _kneighbors(X, k, query)
 
 
-def _kneighbors(X, k, query=None):
-    """:func:`kneighbors` for a validated ``X`` (and ``query``) and ``k``."""
-    return NearestNeighbors(n_neighbors=k).fit(X).kneighbors(query)
+#: scikit-learn's brute-force search ranks by the expanded distance ||x||² + ||y||² − 2xᵀy,
+#: which round-off moves by up to a few ε(||x||² + ||y||²). A candidate list is trusted only
+#: when its farthest entry is beyond the k-th by this many times ε(||x||² + max ||y||²).
+ROUNDOFF_SLACK = 64
+
+#: Rows of the exact re-ranking are done in blocks of at most this many floats (~32 MB).
+BLOCK_FLOATS = 1 << 22
+
+
+def _exact_squared(points, X, candidates):
+    """||points[i] − X[candidates[i, j]]||², summed over coordinates without expansion."""
+    out = np.empty(candidates.shape)
+    rows = max(1, BLOCK_FLOATS // max(1, candidates.shape[1] * X.shape[1]))
+    for start in range(0, len(points), rows):
+        block = slice(start, start + rows)
+        difference = X[candidates[block]] - points[block, None, :]
+        out[block] = np.einsum("ijk,ijk->ij", difference, difference)
+    return out
+
+
+def _kneighbors(X, k, query=None, *, index=None):
+    """:func:`kneighbors` for a validated ``X`` (and ``query``) and ``k``: the same
+    neighbours on every machine.
+
+    scikit-learn's search ranks by a rounded distance and breaks ties in an order that
+    depends on its number of threads: on the 8x8 digits, whose integer pixels make
+    distances tie often, one and two OpenMP threads gave different neighbours to 189 of
+    1797 points, and so different Isomap, LLE and Laplacian-eigenmaps maps. Its results
+    serve here only as candidates (2k + 1 per point at first), re-ranked by the exact
+    distance and then by the smaller index; a point whose candidates might miss a tied
+    or nearly tied sample (the farthest candidate not clearly beyond the k-th) is searched
+    again with twice as many. ``index`` is a fitted ``NearestNeighbors`` on ``X``, if the
+    caller keeps one.
+    """
+    own = query is None
+    points = X if own else query
+    index = NearestNeighbors().fit(X) if index is None else index
+    available = len(X) - own
+    scale = np.einsum("ij,ij->i", points, points) + np.einsum("ij,ij->i", X, X).max()
+    slack = ROUNDOFF_SLACK * np.finfo(np.float64).eps * scale
+    distances = np.empty((len(points), k))
+    indices = np.empty((len(points), k), dtype=np.intp)
+    rows, count = np.arange(len(points)), min(2 * k + 1, available)
+    while rows.size:
+        candidates = index.kneighbors(points[rows], count + own, return_distance=False)
+        if own:  # drop each point itself (not its duplicates, which are neighbours)
+            itself = candidates == rows[:, None]
+            keep = ~itself
+            keep[~itself.any(axis=1), -1] = False  # among many duplicates: one too many
+            candidates = candidates[keep].reshape(len(rows), count)
+        squared = _exact_squared(points[rows], X, candidates)
+        order = np.lexsort((candidates, squared), axis=1)[:, :k]
+        taken = np.take_along_axis(squared, order, axis=1)
+        trusted = (count == available) | (
+            squared.max(axis=1) - 2 * slack[rows] > taken[:, -1]
+        )
+        done = rows[trusted]
+        distances[done] = np.sqrt(taken[trusted])
+        indices[done] = np.take_along_axis(candidates, order, axis=1)[trusted]
+        rows, count = rows[~trusted], min(2 * count, available)
+    return distances, indices
 
 
 def _edge_lengths(X, graph):

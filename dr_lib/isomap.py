@@ -108,8 +108,11 @@ class Isomap(TransformerMixin, BaseEstimator):
         eigen-solve; ``ClassicalMDS(dissimilarity="precomputed").fit(dist_matrix_)``
         computes it.
     nbrs_ : sklearn.neighbors.NearestNeighbors
-        Fitted on the estimator's own copy of the training data: it found the
-        neighbours that built ``graph_``, and finds those of new points in ``transform``.
+        Fitted on ``X_fit_``: its candidates, re-ranked by exact distance and index
+        (:func:`dr_lib.graphs.kneighbors`), gave the neighbours that built ``graph_``, and
+        give those of new points in ``transform``.
+    X_fit_ : ndarray of shape (n_samples, n_features)
+        The estimator's own copy of the training points.
     n_features_in_ : int
         Number of features seen in :meth:`fit`.
 
@@ -140,11 +143,12 @@ class Isomap(TransformerMixin, BaseEstimator):
         ValueError
             For NaN/inf, ``n_neighbors >= n_samples``, or a disconnected neighbour graph.
         """
-        X = check_array(X, min_samples=2, copy=True)  # nbrs_ keeps it: our own copy
+        X = check_array(X, min_samples=2, copy=True)  # X_fit_ keeps it: our own copy
         k = check_n_neighbors(self.n_neighbors, len(X))
         self.n_features_in_ = X.shape[1]
         self.nbrs_ = NearestNeighbors(n_neighbors=k).fit(X)
-        _, indices = self.nbrs_.kneighbors()
+        self.X_fit_ = X
+        _, indices = graphs._kneighbors(X, k, index=self.nbrs_)
         self.graph_ = check_connected(graphs._knn_graph(X, indices), n_neighbors=k)
         self.dist_matrix_ = graphs._shortest_paths(self.graph_)
         self.mds_ = ClassicalMDS(self.n_components, dissimilarity="precomputed")
@@ -173,7 +177,8 @@ class Isomap(TransformerMixin, BaseEstimator):
         ndarray of shape (n_new, n_components)
         """
         X = check_transform_input(self, X)
-        distances, indices = self.nbrs_.kneighbors(X)
+        k = self.nbrs_.n_neighbors
+        distances, indices = graphs._kneighbors(self.X_fit_, k, X, index=self.nbrs_)
         geodesics = out_of_sample_geodesics(distances, indices, self.dist_matrix_)
         return mds_out_of_sample(
             geodesics, self.dist_matrix_, self.embedding_, self.eigenvalues_

@@ -19,10 +19,9 @@ book/07_sne_tsne.
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 
-from dr_lib import _tsne_bh, _tsne_fft, sne
+from dr_lib import _tsne_bh, _tsne_fft, graphs, sne
 from dr_lib._optimize import Phase, gradient_descent, momentum_phases
 from dr_lib._tsne_attraction import attractive_forces, sum_p_log_w
 from dr_lib._validation import (
@@ -381,9 +380,7 @@ class TSNE(TransformerMixin, BaseEstimator):
         n_train = len(reference)
         perplexity = min(TRANSFORM_PERPLEXITY, (n_train - 1) / 3.0)
         k = sne.neighbour_count(perplexity, n_train + 1)
-        distances, indices = (
-            NearestNeighbors(n_neighbors=k).fit(self._fit_X).kneighbors(X)
-        )
+        distances, indices = graphs._kneighbors(self._fit_X, k, X)
         P, _, _ = sne.calibrate_precisions(distances**2, perplexity)
         P = sp.csr_matrix(
             (P.ravel(), indices.ravel(), np.arange(0, P.size + 1, k)),

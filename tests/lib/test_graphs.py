@@ -7,7 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import laplacian as sp_laplacian
 from scipy.sparse.csgraph import shortest_path
+from sklearn.datasets import load_digits
 from sklearn.neighbors import NearestNeighbors, kneighbors_graph, radius_neighbors_graph
+from threadpoolctl import threadpool_limits
 
 from dr_lib import graphs
 
@@ -29,6 +31,46 @@ def test_kneighbors_with_duplicates_finds_the_copy_at_distance_zero():
     distances, indices = graphs.kneighbors(Xd, 3)
     assert indices[0, 0] == 60 and distances[0, 0] == 0
     assert indices[60, 0] == 0
+
+
+def _ranked_by_definition(points, X, k, exclude_self):
+    """Neighbours by exact distance, ties by the smaller index: a loop over all pairs."""
+    rows = []
+    for i, x in enumerate(points):
+        squared = ((X - x) ** 2).sum(axis=1)
+        order = [j for j in np.lexsort((np.arange(len(X)), squared)) if not (
+            exclude_self and j == i
+        )]  # fmt: skip
+        rows.append(order[:k])
+    return np.array(rows)
+
+
+@pytest.mark.parametrize("k", [1, 10, 40])
+def test_kneighbors_rank_by_exact_distance_and_break_ties_by_index(k):
+    # 8x8 digits: integer pixels, so many distances tie exactly
+    digits = load_digits().data[:400]
+    duplicated = np.vstack([digits, digits[:30], digits[:5]])  # copies at distance 0
+    for data, query in (
+        (digits, None),
+        (duplicated, None),
+        (digits, digits[::7] + 0.5),
+    ):
+        indices = graphs.kneighbors(data, k, query=query)[1]
+        expected = _ranked_by_definition(
+            data if query is None else query, data, k, exclude_self=query is None
+        )
+        np.testing.assert_array_equal(indices, expected)
+
+
+def test_kneighbors_do_not_depend_on_the_number_of_threads():
+    # scikit-learn's own search breaks the digits' ties differently with 1 and 2 threads
+    digits = load_digits().data
+    results = []
+    for threads in (1, 2):
+        with threadpool_limits(threads):
+            results.append(graphs.kneighbors(digits, 10))
+    np.testing.assert_array_equal(results[0][1], results[1][1])
+    np.testing.assert_array_equal(results[0][0], results[1][0])
 
 
 @pytest.mark.parametrize("k", [0, 60, 61, 2.5])
