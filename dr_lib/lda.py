@@ -7,7 +7,8 @@ generalised eigenvectors ``S_b w = lambda S_w w``; for two classes the only one 
 
 Scatter matrices here are divided by the number of samples N (scikit-learn's covariances);
 the directions do not depend on that choice, their scale does: the columns of ``scalings_``
-satisfy ``W^T S_w W = I``.
+satisfy ``W^T S_w W = I`` when ``reg = 0``, and ``W^T (S_w + reg tr(S_w)/D I) W = I``
+with a ridge.
 """
 
 import numpy as np
@@ -101,11 +102,14 @@ class LDA(TransformerMixin, BaseEstimator):
     Attributes
     ----------
     scalings_ : ndarray of shape (n_features, n_components)
-        The directions ``w_j`` as columns, scaled so that ``W^T S_w W = I`` (the projected
-        classes have unit within-class covariance); each column's entry of largest
+        The directions ``w_j`` as columns, scaled so that ``W^T S W = I`` for the
+        within-class scatter that was whitened, ``S = S_w + reg * tr(S_w) / D * I``. With
+        ``reg = 0`` the projected classes have unit within-class covariance; with a
+        ridge, ``W^T S_w W`` is smaller than ``I``. Each column's entry of largest
         magnitude is positive.
     eigenvalues_ : ndarray of shape (n_components,)
-        Fisher's criterion ``J(w_j) = lambda_j`` of each direction, decreasing.
+        Fisher's criterion ``J(w_j) = lambda_j`` of each direction, decreasing (with the
+        ridge in its denominator when ``reg > 0``).
     explained_variance_ratio_ : ndarray of shape (n_components,)
         ``lambda_j`` over the sum of all (at most c - 1) non-zero eigenvalues.
     means_ : ndarray of shape (n_classes, n_features)

@@ -216,12 +216,20 @@ def _maximise(problem, max_iter, tol):
 
 
 def _unseen_error(kind):
-    """The error for cannot-link differences along directions no must-link pair spans."""
+    """The error for cannot-link differences along directions no must-link pair spans.
+
+    Along such a direction ``v``, ``M = c v v^T`` gives every must-link pair distance 0
+    and, for ``c`` large enough, meets the constraint of 式(10.39): the minimum is 0, and
+    it is reached by metrics that the must-link pairs do not constrain at all
+    (book/09_metric_learning, "Whitening and the exact projection").
+    """
     return ValueError(
         f"The cannot-link pairs differ along {kind} that no must-link pair varies "
-        f"along; problem (10.39) then has infimum 0 (all weight on such a direction) and "
-        f"no minimiser. Add must_link pairs that vary along every direction, or reduce X "
-        f"to the directions they span first (e.g. PCA)."
+        f"along. A metric that weighs only such a direction gives every must-link pair "
+        f"distance 0 and, scaled up, meets the constraint of (10.39): the minimum is 0, "
+        f"reached by metrics that ignore the must-link pairs, so the problem does not "
+        f"determine the metric. Add must_link pairs that vary along every direction, or "
+        f"reduce X to the directions they span first (e.g. PCA)."
     )
 
 

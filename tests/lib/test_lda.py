@@ -91,6 +91,13 @@ def test_regularisation_is_a_relative_ridge():
     values, vectors = eigh(S_b, ridge)
     k = model.scalings_.shape[1]
     assert np.max(subspace_angles(model.scalings_, vectors[:, ::-1][:, :k])) < 1e-8
+    np.testing.assert_allclose(model.eigenvalues_, values[::-1][:k], rtol=1e-9)
+    # the scalings whiten the ridged scatter, so W^T S_w W falls short of I by the ridge
+    W = model.scalings_
+    np.testing.assert_allclose(W.T @ ridge @ W, np.eye(k), atol=1e-10)
+    shortfall = np.eye(k) - W.T @ S_w @ W
+    np.testing.assert_allclose(shortfall, reg * np.trace(S_w) / 6 * W.T @ W, atol=1e-10)
+    assert np.linalg.eigvalsh(shortfall)[0] > 1e-2
     # scale invariance of a relative ridge
     scaled = LDA(reg=reg).fit(10 * X, y)
     np.testing.assert_allclose(scaled.eigenvalues_, model.eigenvalues_, rtol=1e-9)

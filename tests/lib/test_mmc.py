@@ -154,13 +154,22 @@ def test_components_factor_the_metric(wine):
     assert two.transform(X).shape == (len(X), 2)
 
 
-def test_unseen_directions_are_a_clear_error():
+@pytest.mark.parametrize("diagonal", [False, True])
+def test_unseen_directions_give_minimum_zero_and_a_clear_error(diagonal):
     rng = np.random.default_rng(2)
     X = rng.normal(size=(10, 3))
-    X[[0, 1], 2] = 5.0  # must-link (0, 1) never varies in feature 2 ... nor in 0, 1
-    X[0, :2] = X[1, :2] + [1.0, 0.0]
-    with pytest.raises(ValueError, match="must_link"):
-        mmc.solve(X, [[0, 1]], [[2, 3], [4, 5]])
+    X[0] = X[1] + [1.0, 0.0, 0.0]  # the must-link pair (0, 1) varies in feature 0 only
+    must, cannot = np.array([[0, 1]]), np.array([[2, 3], [4, 5]])
+    # A metric on feature 1 alone gives the must-link sum 0 and, scaled, g = 1: the
+    # minimum of (10.39) is 0 and it is attained, by a metric the must-link pair ignores.
+    V = X[cannot[:, 0]] - X[cannot[:, 1]]
+    M = np.diag([0.0, 1.0, 0.0]) / np.abs(V[:, 1]).sum() ** 2
+    f, g = sums(X, M, must, cannot)
+    assert f == 0.0
+    assert g == pytest.approx(1.0, rel=1e-12)
+    with pytest.raises(ValueError, match="the minimum is 0") as error:
+        mmc.solve(X, must, cannot, diagonal=diagonal)
+    assert "must_link" in str(error.value)
 
 
 @pytest.mark.parametrize(
