@@ -9,9 +9,11 @@ of [T] (10-34), generalised to ``dof`` degrees of freedom (Kobak et al. 2019), c
   O(N log N);
 * ``"fft"``: the same attraction and FFT-accelerated interpolation on a bounded grid for
   the repulsion (``_tsne_fft``): O(N) per iteration plus a fixed grid while the map is
-  at most 40 units wide; on a wider map the grid stops growing (80 intervals per axis)
-  and the pairs in neighbouring intervals are summed exactly, whose number grows as N^2
-  (about N^2 / 700 for points spread evenly over the grid).
+  at most 25 units wide. On a wider map the intervals are wider than half a unit and the
+  pairs of points in neighbouring intervals are summed exactly: a fixed fraction of all
+  pairs for a given grid, so O(N^2), and since the grid stops growing at 80 intervals
+  per axis that fraction stops shrinking (about 9 / 80^2 = 1 / 700 of the pairs, for
+  points spread evenly).
 
 ``SNE`` is the original conditional method (Gaussian q_{j|i}, exact). Both optimise with the
 shared momentum-and-gains gradient descent of ``dr_lib._optimize``. ``TSNE.transform`` places
