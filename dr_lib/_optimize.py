@@ -98,6 +98,7 @@ def gradient_descent(
     min_gain=0.01,
     max_step=None,
     min_grad_norm=1e-7,
+    min_radius=0.0,
     cost_every=50,
     recentre=True,
     verbose=False,
@@ -119,8 +120,17 @@ def gradient_descent(
         Largest length of one point's step (openTSNE clips at 5); None: no clipping.
     min_grad_norm : float, default=1e-7
         End a phase early when the gradient's Frobenius norm falls below this (as
-        scikit-learn does); the next phase still runs, since it changes the cost (an
-        exaggerated phase that has settled is followed by the plain one).
+        scikit-learn does) while the map is at least ``min_radius`` wide; the next phase
+        still runs, since it changes the cost (an exaggerated phase that has settled is
+        followed by the plain one).
+    min_radius : float, default=0.0
+        The smallest RMS distance of the points from their mean at which a small gradient
+        counts as convergence: the width of the cost's kernel (one unit for SNE and t-SNE,
+        one bandwidth for NeRV). All points at one place is a stationary point of every
+        neighbour-embedding cost, and near it the gradient is linear in the map, so a map
+        much smaller than its kernel has a tiny gradient whatever the cost still has to
+        gain (a flat 10 x 10 grid shrank to 1e-7 under early exaggeration, and an absolute
+        threshold stopped t-SNE there; book/07_sne_tsne). 0: no such condition.
     cost_every : int, default=50
         Record the cost every this many iterations (and show it on the progress bar).
     recentre : bool, default=True
@@ -151,7 +161,10 @@ def gradient_descent(
                 if cost is not None:
                     history.append((done, cost))
                 _report(bar, cost)
-                if _frobenius_norm(grad) < min_grad_norm:
+                if (
+                    _frobenius_norm(grad) < min_grad_norm
+                    and _rms_radius(Z) >= min_radius
+                ):
                     break  # this phase has converged; the next one starts
                 _update(
                     Z,
@@ -185,6 +198,21 @@ def _frobenius_norm(grad):
         for k in range(grad.shape[1]):
             total += grad[i, k] * grad[i, k]
     return np.sqrt(total)
+
+
+@njit(cache=True)
+def _rms_radius(Z):
+    """sqrt(mean_i ||z_i - mean||^2), the size of the map, in two sequential passes."""
+    n, d = Z.shape
+    total = 0.0
+    for k in range(d):
+        mean = 0.0
+        for i in range(n):
+            mean += Z[i, k]
+        mean /= n
+        for i in range(n):
+            total += (Z[i, k] - mean) ** 2
+    return np.sqrt(total / n)
 
 
 def _report(bar, cost):

@@ -27,7 +27,12 @@ wider than the kernel (one unit), where polynomial interpolation of the kernel f
 nearby points; so, in that regime, the pairs of points in the same or adjacent intervals
 (the 3^d boxes around a point's box) are summed exactly, and the grid's own contribution
 between those boxes is subtracted node by node. Only well-separated boxes interact through
-the grid, where the kernel is smooth. The cost then stays flat while the map expands.
+the grid, where the kernel is smooth. For a given N the cost then stays flat while the map
+expands. It is no longer O(N): the near field (on once a map is wider than 25 units, where
+``MIN_INTERVALS`` intervals are wider than ``NEAR_FIELD_WIDTH``) holds a fixed fraction of
+all pairs for a given grid, about 9 / n_boxes^2 in 2-D for points spread evenly, and with
+at most ``MAX_INTERVALS`` intervals that fraction stops shrinking: the near field grows as
+N^2 and dominates at large N.
 
 The per-point interpolation steps are cheap and sequential; the near field runs in
 parallel over points and boxes, each task writing only its own output (deterministic).

@@ -22,9 +22,10 @@ of ``dr_lib._optimize`` (as SNE and t-SNE do). Derived and checked in book/08_ne
 Rows of ``X`` and ``Z`` are samples (the book's formulas write them as columns).
 """
 
+from dataclasses import dataclass
+
 import numpy as np
 from numba import njit, prange
-from sklearn.base import BaseEstimator, TransformerMixin
 
 from dr_lib import sne
 from dr_lib._optimize import gradient_descent, momentum_phases
@@ -41,7 +42,7 @@ from dr_lib._validation import (
     check_positive,
 )
 from dr_lib._vector_exp import exp_nonpositive
-from dr_lib.tsne import initial_coordinates
+from dr_lib.tsne import NeighbourEmbedding, initial_coordinates
 
 __all__ = [
     "BYTES_PER_PAIR",
@@ -326,6 +327,8 @@ def _fit(estimator, X, codes, tau_in, tau_out, desc):
         _evaluator(P, log_P, beta, codes, tau_in, tau_out),
         momentum_phases(max_iter, rate / scale, MOMENTUM_SWITCH),
         max_step=MAX_STEP / np.sqrt(scale),
+        min_radius=1.0
+        / np.sqrt(scale),  # one bandwidth: see _optimize.gradient_descent
         verbose=bool(estimator.verbose),
         desc=desc,
     )
@@ -363,14 +366,16 @@ _ATTRIBUTES_DOC = """
 """
 
 
-class _NeighbourRetrieval(TransformerMixin, BaseEstimator):
-    """What NeRV and ClassNeRV share: the parameters of the fit and fit_transform."""
+@dataclass(eq=False, repr=False, kw_only=True)
+class _NeighbourRetrieval(NeighbourEmbedding):
+    """What NeRV and ClassNeRV share: the parameters of ``NeighbourEmbedding``, with
+    their own defaults for the perplexity and the number of iterations."""
 
-    def fit_transform(self, X, y=None):
-        """Fit and return ``embedding_``; see ``fit``."""
-        return self.fit(X, y).embedding_
+    perplexity: float = 32.0
+    max_iter: int = 300
 
 
+@dataclass(eq=False, repr=False, kw_only=True)
 class NeRV(_NeighbourRetrieval):
     __doc__ = (
         """Neighbour retrieval visualiser (Venna et al. 2010), exact, O(N^2) per iteration.
@@ -389,26 +394,7 @@ class NeRV(_NeighbourRetrieval):
         + _ATTRIBUTES_DOC
     )
 
-    def __init__(
-        self,
-        n_components=2,
-        *,
-        tau=0.5,
-        perplexity=32.0,
-        learning_rate="auto",
-        max_iter=300,
-        init="pca",
-        random_state=None,
-        verbose=False,
-    ):
-        self.n_components = n_components
-        self.tau = tau
-        self.perplexity = perplexity
-        self.learning_rate = learning_rate
-        self.max_iter = max_iter
-        self.init = init
-        self.random_state = random_state
-        self.verbose = verbose
+    tau: float = 0.5
 
     def fit(self, X, y=None):
         """Embed ``X``; ``y`` is ignored.
@@ -423,6 +409,7 @@ class NeRV(_NeighbourRetrieval):
         return _fit(self, X, codes, tau, tau, "NeRV")
 
 
+@dataclass(eq=False, repr=False, kw_only=True)
 class ClassNeRV(_NeighbourRetrieval):
     __doc__ = (
         """Class-aware NeRV (Colange et al. 2020), exact, O(N^2) per iteration.
@@ -447,28 +434,8 @@ class ClassNeRV(_NeighbourRetrieval):
     """
     )
 
-    def __init__(
-        self,
-        n_components=2,
-        *,
-        tau_star=0.5,
-        epsilon=0.5,
-        perplexity=32.0,
-        learning_rate="auto",
-        max_iter=300,
-        init="pca",
-        random_state=None,
-        verbose=False,
-    ):
-        self.n_components = n_components
-        self.tau_star = tau_star
-        self.epsilon = epsilon
-        self.perplexity = perplexity
-        self.learning_rate = learning_rate
-        self.max_iter = max_iter
-        self.init = init
-        self.random_state = random_state
-        self.verbose = verbose
+    tau_star: float = 0.5
+    epsilon: float = 0.5
 
     def fit(self, X, y):
         """Embed ``X`` steered by the class labels ``y`` (at least two classes).

@@ -105,6 +105,16 @@ def perplexity_of_rows(P):
 # ------------------------------------------------------------------ the bisection on beta
 
 
+@njit(cache=True, inline="always")
+def _row_min(row, skip):
+    """The smallest entry of the row, entry ``skip`` excluded (-1: none excluded)."""
+    d_min = np.inf
+    for j in range(row.shape[0]):
+        if j != skip and row[j] < d_min:
+            d_min = row[j]
+    return d_min
+
+
 @njit(cache=True)
 def _row_distribution(row, skip, beta, out):
     """exp(-beta (d_j - d_min)) over the row (entry ``skip`` excluded), normalised in ``out``.
@@ -112,10 +122,7 @@ def _row_distribution(row, skip, beta, out):
     Returns the entropy of the normalised row in nats:
     H = log S + beta <d - d_min>, with S the sum of the unnormalised weights.
     """
-    d_min = np.inf
-    for j in range(row.shape[0]):
-        if j != skip and row[j] < d_min:
-            d_min = row[j]
+    d_min = _row_min(row, skip)
     total = 0.0
     weighted = 0.0
     for j in range(row.shape[0]):
@@ -135,10 +142,7 @@ def _row_distribution(row, skip, beta, out):
 @njit(cache=True)
 def _initial_beta(row, skip):
     """1 / (mean squared distance beyond the nearest): a starting point of the right scale."""
-    d_min = np.inf
-    for j in range(row.shape[0]):
-        if j != skip and row[j] < d_min:
-            d_min = row[j]
+    d_min = _row_min(row, skip)
     total = 0.0
     count = 0
     for j in range(row.shape[0]):

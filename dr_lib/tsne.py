@@ -8,13 +8,20 @@ of [T] (10-34), generalised to ``dof`` degrees of freedom (Kobak et al. 2019), c
   ``_tsne_attraction``) and a Barnes–Hut tree for the repulsion (``_tsne_bh``),
   O(N log N);
 * ``"fft"``: the same attraction and FFT-accelerated interpolation on a bounded grid for
-  the repulsion (``_tsne_fft``), O(N) per iteration.
+  the repulsion (``_tsne_fft``): O(N) per iteration plus a fixed grid while the map is
+  at most 25 units wide. On a wider map the intervals are wider than half a unit and the
+  pairs of points in neighbouring intervals are summed exactly: a fixed fraction of all
+  pairs for a given grid, so O(N^2), and since the grid stops growing at 80 intervals
+  per axis that fraction stops shrinking (about 9 / 80^2 = 1 / 700 of the pairs, for
+  points spread evenly).
 
 ``SNE`` is the original conditional method (Gaussian q_{j|i}, exact). Both optimise with the
 shared momentum-and-gains gradient descent of ``dr_lib._optimize``. ``TSNE.transform`` places
 new points into the fixed map, one point at a time. Derived, checked and measured in
 book/07_sne_tsne.
 """
+
+from dataclasses import KW_ONLY, dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -41,6 +48,8 @@ from dr_lib.pca import PCA
 __all__ = [
     "EXACT_BYTES_PER_PAIR",
     "INIT_STD",
+    "KERNEL_WIDTH",
+    "NeighbourEmbedding",
     "gradient",
     "initial_coordinates",
     "initial_map",
@@ -56,6 +65,11 @@ EXACT_BYTES_PER_PAIR = 48
 INIT_STD = 1e-4
 #: Largest step of one point in one iteration (openTSNE's max_step_norm).
 MAX_STEP = 5.0
+#: Width of the map kernels of SNE and t-SNE: exp(-d^2) and (1 + d^2)^(-1) fall to half
+#: their peak near d = 1. A small gradient ends a phase only once the map's RMS radius
+#: is at least this (``gradient_descent``'s ``min_radius``): a map much smaller than its
+#: kernel is near the stationary point where all points coincide.
+KERNEL_WIDTH = 1.0
 #: Perplexity, iterations, learning rate and momentum used by ``TSNE.transform``.
 TRANSFORM_PERPLEXITY = 5.0
 TRANSFORM_ITER = 250
@@ -171,8 +185,11 @@ def initial_map(X, n_components, init, random_state):
     """The starting map of SNE and t-SNE: :func:`initial_coordinates`, scaled small.
 
     The first coordinate gets standard deviation ``INIT_STD`` = 1e-4 (as in openTSNE and
-    scikit-learn), so the early iterations start from a compressed map ([S]'s "early
-    compression"); a map given as an array is used as it is.
+    scikit-learn); a map given as an array is used as it is. A small start is not the
+    "early compression" of van der Maaten and Hinton (2008), which [S] describes as one:
+    that is an L2 penalty on the map's distances from the origin during the early
+    iterations, which keeps the map small for as long as it lasts; ``TSNE`` does not use
+    it (early exaggeration took its place). See book/07_sne_tsne.
 
     Returns
     -------
@@ -188,6 +205,44 @@ def initial_map(X, n_components, init, random_state):
 # ------------------------------------------------------------------- estimators
 
 
+@dataclass(eq=False, repr=False)
+class NeighbourEmbedding(TransformerMixin, BaseEstimator):
+    """The parameters that SNE, t-SNE, NeRV and ClassNeRV share, declared once.
+
+    scikit-learn reads an estimator's parameters from the signature of its ``__init__``;
+    the dataclass writes that ``__init__`` from these fields, and each estimator adds its
+    own fields (keyword-only) or gives a field another default. ``n_components`` may be
+    passed by position, the rest by name.
+
+    Parameters
+    ----------
+    n_components : int, default=2
+    perplexity : float, default=30.0
+        Effective number of neighbours of each point; 0 < perplexity < n_samples - 1.
+    learning_rate : float or "auto", default="auto"
+        Each estimator says how it scales the step.
+    max_iter : int, default=1000
+    init : {"pca", "random"} or ndarray of shape (n_samples, n_components), default="pca"
+    random_state : int, RandomState or None, default=None
+        Seeds the random initialisation (``init="random"``); PCA starts are deterministic.
+    verbose : bool, default=False
+        Show a text progress bar with the cost.
+    """
+
+    n_components: int = 2
+    _: KW_ONLY
+    perplexity: float = 30.0
+    learning_rate: float | str = "auto"
+    max_iter: int = 1000
+    init: str | np.ndarray = "pca"
+    random_state: int | np.random.RandomState | None = None
+    verbose: bool = False
+
+    def fit_transform(self, X, y=None):
+        """Fit and return ``embedding_``; see ``fit``."""
+        return self.fit(X, y).embedding_
+
+
 def _fit_common(estimator, X):
     """Validate ``X`` and the parameters shared by SNE and t-SNE; returns X."""
     X = check_array(X, min_samples=4)
@@ -199,7 +254,8 @@ def _fit_common(estimator, X):
     return X
 
 
-class TSNE(TransformerMixin, BaseEstimator):
+@dataclass(eq=False, repr=False, kw_only=True)
+class TSNE(NeighbourEmbedding):
     """t-distributed stochastic neighbour embedding.
 
     Minimises KL(P || Q) between the joint neighbour probabilities of the data,
@@ -218,7 +274,10 @@ class TSNE(TransformerMixin, BaseEstimator):
         In the convention of openTSNE, FIt-SNE and bhtsne: it multiplies the gradient
         *without* its factor 4 (scikit-learn's learning rate multiplies the full gradient,
         so its numbers are 4 times smaller for the same step). "auto" is N / exaggeration
-        in each phase (Belkina et al. 2019), as in openTSNE.
+        in each phase (Belkina et al. 2019), as in openTSNE: N / 12, then N. scikit-learn's
+        "auto", max(N / (4 early_exaggeration), 50), is one rate for both phases: the same
+        step as this one during early exaggeration (above its floor), 12 times smaller
+        after it (book/07_sne_tsne, "t-SNE in practice").
     max_iter : int, default=1000
         Iterations in total, early exaggeration included.
     init : {"pca", "random"} or ndarray of shape (n_samples, n_components), default="pca"
@@ -255,34 +314,11 @@ class TSNE(TransformerMixin, BaseEstimator):
     n_features_in_ : int
     """
 
-    def __init__(
-        self,
-        n_components=2,
-        *,
-        perplexity=30.0,
-        early_exaggeration=12.0,
-        learning_rate="auto",
-        max_iter=1000,
-        init="pca",
-        method="barnes_hut",
-        angle=0.5,
-        dof=1.0,
-        random_state=None,
-        verbose=False,
-        early_exaggeration_iter=250,
-    ):
-        self.n_components = n_components
-        self.perplexity = perplexity
-        self.early_exaggeration = early_exaggeration
-        self.learning_rate = learning_rate
-        self.max_iter = max_iter
-        self.init = init
-        self.method = method
-        self.angle = angle
-        self.dof = dof
-        self.random_state = random_state
-        self.verbose = verbose
-        self.early_exaggeration_iter = early_exaggeration_iter
+    early_exaggeration: float = 12.0
+    method: str = "barnes_hut"
+    angle: float = 0.5
+    dof: float = 1.0
+    early_exaggeration_iter: int = 250
 
     def _learning_rate(self, n, exaggeration):
         """The step size on the full gradient (with its 4) for one phase."""
@@ -340,6 +376,7 @@ class TSNE(TransformerMixin, BaseEstimator):
             _cost_gradient_function(P, method, dof, angle),
             phases,
             max_step=MAX_STEP,
+            min_radius=KERNEL_WIDTH,
             verbose=bool(self.verbose),
             desc=f"t-SNE ({method})",
         )
@@ -351,10 +388,6 @@ class TSNE(TransformerMixin, BaseEstimator):
         self.affinities_ = P
         self._fit_X = X.copy()
         return self
-
-    def fit_transform(self, X, y=None):
-        """Fit and return ``embedding_``; see :meth:`fit`."""
-        return self.fit(X).embedding_
 
     def transform(self, X):
         """Place new points into the fixed map, each on its own.
@@ -435,7 +468,8 @@ def _placement_cost_gradient(P, reference, dof, method, angle):
     return evaluate
 
 
-class SNE(TransformerMixin, BaseEstimator):
+@dataclass(eq=False, repr=False, kw_only=True)
+class SNE(NeighbourEmbedding):
     """Stochastic neighbour embedding (Hinton & Roweis 2002), exact.
 
     Minimises sum_i KL(P_i || Q_i) between the conditional neighbour probabilities of the
@@ -468,25 +502,6 @@ class SNE(TransformerMixin, BaseEstimator):
     n_features_in_ : int
     """
 
-    def __init__(
-        self,
-        n_components=2,
-        *,
-        perplexity=30.0,
-        learning_rate="auto",
-        max_iter=1000,
-        init="pca",
-        random_state=None,
-        verbose=False,
-    ):
-        self.n_components = n_components
-        self.perplexity = perplexity
-        self.learning_rate = learning_rate
-        self.max_iter = max_iter
-        self.init = init
-        self.random_state = random_state
-        self.verbose = verbose
-
     def fit(self, X, y=None):
         """Compute the conditional P and minimise sum_i KL(P_i || Q_i).
 
@@ -505,6 +520,7 @@ class SNE(TransformerMixin, BaseEstimator):
             lambda Z, _, want: sne._sne_cost_gradient(P, Z, want),
             momentum_phases(self.max_iter, rate, SNE_MOMENTUM_SWITCH),
             max_step=MAX_STEP,
+            min_radius=KERNEL_WIDTH,
             verbose=bool(self.verbose),
             desc="SNE",
         )
@@ -514,7 +530,3 @@ class SNE(TransformerMixin, BaseEstimator):
         self.cost_history_ = result.history
         self.affinities_ = P
         return self
-
-    def fit_transform(self, X, y=None):
-        """Fit and return ``embedding_``; see :meth:`fit`."""
-        return self.fit(X).embedding_

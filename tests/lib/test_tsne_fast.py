@@ -13,6 +13,7 @@ from dr_lib import _tsne_bh, _tsne_fft, sne, tsne
 from dr_lib._optimize import (
     Phase,
     _frobenius_norm,
+    _rms_radius,
     gradient_descent,
     momentum_phases,
 )
@@ -245,6 +246,27 @@ def test_optimiser_finds_the_minimum_and_stops_when_the_gradient_vanishes():
     np.testing.assert_allclose(result.embedding, target, atol=1e-7)
     assert result.n_iter < 5000
     assert result.cost < 1e-13
+
+
+def test_a_small_gradient_below_min_radius_does_not_end_the_phase():
+    # the minimum of this cost is a map 1e-6 wide: with min_radius the optimiser keeps
+    # going (all 300 iterations); without, it stops once the gradient is below 1e-7
+    target = 1e-6 * RNG.normal(size=(10, 2))
+    phases = [Phase(300, 0.1, 0.5)]
+    kept = gradient_descent(
+        np.zeros((10, 2)), quadratic(target), phases, recentre=False, min_radius=1.0
+    )
+    stopped = gradient_descent(
+        np.zeros((10, 2)), quadratic(target), phases, recentre=False
+    )
+    assert kept.n_iter == 300
+    assert stopped.n_iter < 300
+
+
+def test_the_map_radius_is_the_rms_distance_from_the_mean():
+    Z = RNG.normal(size=(500, 3)) + 7.0
+    expected = np.sqrt(((Z - Z.mean(axis=0)) ** 2).sum(axis=1).mean())
+    assert _rms_radius(Z) == pytest.approx(expected, rel=1e-12)
 
 
 def test_the_stopping_norm_is_the_frobenius_norm():
