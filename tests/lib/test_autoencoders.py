@@ -227,6 +227,22 @@ def test_alternating_least_squares_never_raises_the_loss_and_keeps_a_skewed_basi
     np.testing.assert_allclose(first, second, rtol=0, atol=1e-4)
 
 
+@pytest.mark.parametrize("n_samples, code_size", [(30, 5), (30, 40), (200, 12)])
+def test_alternating_least_squares_on_wide_and_rank_deficient_data(
+    n_samples, code_size
+):
+    # fewer samples than features, and codes wider than the rank (rank 10 below)
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(n_samples, 10)) @ rng.normal(size=(10, 50))
+    fit = ae.Autoencoder(kind="linear", code_size=code_size, random_state=0).fit(X)
+    k = min(code_size, n_samples - 1, 10)
+    pca = PCA(k).fit(X)
+    err_pca = np.mean((pca.inverse_transform(pca.transform(X)) - X) ** 2)
+    scale = np.mean((X - X.mean(axis=0)) ** 2)
+    assert abs(_reconstruction_mse(fit, X) - err_pca) < 1e-5 * scale
+    assert fit.n_iter_ < 200
+
+
 def test_linear_autoencoder_with_adam_spans_the_principal_subspace():
     # data with a clear gap between the 2nd and 3rd variance: the optimum is unique
     rng = np.random.default_rng(5)
