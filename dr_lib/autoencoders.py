@@ -733,16 +733,17 @@ def _fit_als(model, X, *, max_epochs, tol, verbose):
     decomposition an iteration costs ``O(D^2 D')`` whatever the number of samples. It
     starts from the model's decoder weights, stops when an iteration lowers J by less
     than ``tol`` times J, and writes ``F`` and ``G = F^+`` into the model, with zero
-    biases (the data are centred). Computed in float64 NumPy.
+    biases (the data are centred). Computed by torch in float64, on the threads of
+    :func:`seeded`.
     """
-    R = np.linalg.qr(X, mode="r")
-    F = _to_numpy(model.decoder[0].weight)
+    R = torch.linalg.qr(torch.as_tensor(X, dtype=torch.float64), mode="r").R
+    F = model.decoder[0].weight.detach().to(dtype=torch.float64, device="cpu")
     history = {"loss": [], "mse": [], "seconds": [], "cpu_seconds": []}
     for _ in tqdm(range(max_epochs), desc="iterations", disable=not verbose):
         wall, cpu = time.perf_counter(), time.process_time()
-        codes = R @ np.linalg.pinv(F).T
-        F = np.linalg.lstsq(codes.T @ codes, codes.T @ R, rcond=None)[0].T
-        J = float(np.sum((R - codes @ F.T) ** 2)) / X.size
+        codes = R @ torch.linalg.pinv(F).T
+        F = torch.linalg.lstsq(codes.T @ codes, codes.T @ R).solution.T
+        J = float(torch.sum((R - codes @ F.T) ** 2)) / X.size
         converged = bool(history["loss"]) and history["loss"][-1] - J <= tol * J
         history["loss"].append(J)
         history["mse"].append(J)
@@ -753,9 +754,9 @@ def _fit_als(model, X, *, max_epochs, tol, verbose):
     with torch.no_grad():
         for layer, weight in [
             (model.decoder[0], F),
-            (model.encoder[0], np.linalg.pinv(F)),
+            (model.encoder[0], torch.linalg.pinv(F)),
         ]:
-            layer.weight.copy_(torch.as_tensor(weight))
+            layer.weight.copy_(weight)
             if layer.bias is not None:
                 layer.bias.zero_()
     return history
