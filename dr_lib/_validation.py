@@ -53,6 +53,10 @@ __all__ = [
     "check_image_shape",
     "check_array_nd",
     "check_unit_range",
+    "check_same_shape",
+    "check_unused",
+    "check_batch",
+    "check_solver",
 ]
 
 _NUMERIC_KINDS = "biuf"
@@ -1107,3 +1111,75 @@ def check_unit_range(X, *, name="X", why="the model's output lies in [0, 1]"):
         stacklevel=3,
     )
     return low, scale
+
+
+def check_same_shape(arr, reference, *, name, reference_name="X"):
+    """Validate that ``arr`` has the shape of ``reference`` (one target per input).
+
+    Returns
+    -------
+    ndarray
+        ``arr`` itself.
+    """
+    if arr.shape != reference.shape:
+        raise ValueError(
+            f"{name} has shape {arr.shape} but {reference_name} has shape "
+            f"{reference.shape}; pass one {name} per input, of the same shape."
+        )
+    return arr
+
+
+def check_unused(value, *, name, because):
+    """Reject an argument that has no effect in this call (it must be None)."""
+    if value is not None:
+        raise ValueError(
+            f"{name} does not apply {because}; leave {name}=None (or put what it would "
+            f"give into the batches)."
+        )
+
+
+def check_batch(batch):
+    """Validate one batch of a user's DataLoader: an input tensor, or (input, target).
+
+    Returns
+    -------
+    input, target : torch.Tensor
+        A lone tensor is its own target.
+    """
+    if isinstance(batch, (tuple, list)):
+        if len(batch) != 2:
+            raise ValueError(
+                f"a DataLoader batch must be an input tensor or an (input, target) pair; "
+                f"got a sequence of {len(batch)} items. Return (x,) as x, or (x, target)."
+            )
+        x_in, target = batch
+    else:
+        x_in = target = batch
+    if tuple(x_in.shape) != tuple(target.shape):
+        raise ValueError(
+            f"a DataLoader batch has inputs of shape {tuple(x_in.shape)} but targets of "
+            f"shape {tuple(target.shape)}; pass one target per input, of the same shape."
+        )
+    return x_in, target
+
+
+def check_solver(solver, kind, noise):
+    """Validate the autoencoder's ``solver`` against its ``kind`` and ``noise``.
+
+    Returns
+    -------
+    str
+        ``solver`` itself.
+    """
+    if solver == "als" and kind != "linear":
+        raise ValueError(
+            f"solver='als' (alternating least squares) fits only kind='linear', not "
+            f"kind={kind!r}; pass solver='adam' or solver='auto'."
+        )
+    if solver == "als" and noise > 0:
+        raise ValueError(
+            f"noise={noise} needs fresh noise for every mini-batch, which alternating "
+            f"least squares on the whole data set cannot give; pass solver='adam' for a "
+            f"denoising linear autoencoder, or noise=0."
+        )
+    return solver

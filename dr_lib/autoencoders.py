@@ -29,11 +29,13 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 from torch import nn
+from torch.utils.data import DataLoader, Sampler, TensorDataset
 from tqdm import tqdm
 
 from dr_lib._validation import (
     check_array,
     check_array_nd,
+    check_batch,
     check_image_shape,
     check_in,
     check_int_pair,
@@ -43,8 +45,11 @@ from dr_lib._validation import (
     check_layer_sizes,
     check_n_features,
     check_positive,
+    check_same_shape,
+    check_solver,
     check_transform_input,
     check_unit_range,
+    check_unused,
 )
 
 __all__ = [
@@ -65,11 +70,18 @@ __all__ = [
     "reconstruct",
     "Autoencoder",
     "KINDS",
+    "SOLVERS",
     "TORCH_THREADS",
 ]
 
 #: The models the estimator can train.
 KINDS = ("dense", "conv", "linear")
+
+#: The optimisers of the estimator; "auto" picks one by the kind of model.
+SOLVERS = ("auto", "adam", "als")
+
+#: The estimator's epochs or iterations when ``max_epochs`` is None, per solver.
+_DEFAULT_PASSES = {"adam": 50, "als": 1000}
 
 #: Rows per forward pass when encoding or decoding a whole data set.
 _CHUNK = 2048
@@ -298,11 +310,14 @@ def _nearest_steps(c2, c1):
 
 
 class LSTMAutoencoder(_Autoencoder):
-    """Sequence-to-sequence autoencoder ([T] §10.2, item 3).
+    """LSTM autoencoder with a repeated code ([T] §10.2, item 3).
 
     An LSTM reads the sequence; a linear layer turns its last hidden state into the code.
     The decoder repeats the code at each of the ``n_steps`` time steps, runs a second LSTM
-    over that constant sequence and maps each hidden state to an output step.
+    over that constant sequence and maps each hidden state to an output step. Unlike the
+    sequence-to-sequence models of translation (Sutskever et al., 2014), the decoder
+    neither starts from the encoder's state nor reads its own previous outputs: the code
+    is all it sees, at every step, and the output has the input's length.
 
     Parameters
     ----------
@@ -436,11 +451,15 @@ def gaussian_noise(std):
     Returns
     -------
     callable ``(x, generator) -> x̃``
+        The noise has ``x``'s dtype and device; ``generator`` must live on that device.
     """
     std = check_positive(std, name="std")
 
     def corrupt(x, generator):
-        return x + std * torch.randn(x.shape, generator=generator, dtype=x.dtype)
+        noise = torch.randn(
+            x.shape, generator=generator, dtype=x.dtype, device=x.device
+        )
+        return x + std * noise
 
     return corrupt
 
@@ -454,20 +473,49 @@ def masking_noise(fraction):
     Returns
     -------
     callable ``(x, generator) -> x̃``
+        The draws have ``x``'s dtype and device; ``generator`` must live on that device.
     """
     fraction = check_positive(fraction, name="fraction")
     fraction = float(check_interval(fraction, 0.0, 1.0, name="fraction"))
 
     def corrupt(x, generator):
-        keep = torch.rand(x.shape, generator=generator) >= fraction
-        return x * keep
+        draws = torch.rand(x.shape, generator=generator, dtype=x.dtype, device=x.device)
+        return x * (draws >= fraction)
 
     return corrupt
 
 
-def _as_tensor(X):
-    """A validated NumPy array as a float32 tensor."""
-    return torch.as_tensor(np.ascontiguousarray(X, dtype=np.float32))
+def _as_tensor(X, model=None):
+    """A validated NumPy array as a tensor of ``model``'s dtype and on its device.
+
+    float32 on the CPU when ``model`` is None or has no parameters.
+    """
+    first = None if model is None else next(model.parameters(), None)
+    dtype, device = (
+        (torch.float32, None) if first is None else (first.dtype, first.device)
+    )
+    return torch.as_tensor(np.ascontiguousarray(X), dtype=dtype, device=device)
+
+
+def _to_numpy(tensor):
+    """A tensor on any device as a float64 NumPy array."""
+    return tensor.detach().cpu().double().numpy()
+
+
+@contextmanager
+def _mode(model, training):
+    """Run a block with every module of ``model`` in training (or eval) mode.
+
+    On exit each module gets back the mode it had, so that a helper of this module never
+    leaves the caller's model in a mode the caller did not choose.
+    """
+    modes = [(module, module.training) for module in model.modules()]
+    model.train(training)
+    try:
+        yield
+    finally:
+        for module, training_before in modes:
+            module.training = training_before
 
 
 def _seed_from(random_state):
@@ -493,15 +541,21 @@ def train_autoencoder(
 ):
     """Minimise :func:`objective` over ``model``'s parameters with Adam on mini-batches.
 
-    Each epoch visits the samples once in a random order, in batches of ``batch_size``;
-    a denoising autoencoder corrupts each batch afresh with ``corruption`` and rebuilds
-    the clean ``target``. The order and the noise come from ``random_state``; the initial
-    weights are the model's (build it inside :func:`seeded` to fix them).
+    Each epoch visits the samples once in a random order, in batches of ``batch_size``
+    served by a ``torch.utils.data.DataLoader``; a denoising autoencoder corrupts each
+    batch afresh with ``corruption`` and rebuilds the clean ``target``. The order and the
+    noise come from ``random_state``; the initial weights are the model's (build it inside
+    :func:`seeded` to fix them). The data go to the model's device and dtype. The model
+    trains in training mode and gets its own modes back at the end.
 
     Parameters
     ----------
     model : an autoencoder of this module
-    X : array-like of shape (n_samples, n_features) or (n_samples, n_steps, n_features)
+    X : array-like of shape (n_samples, n_features) or (n_samples, n_steps, n_features), \
+or DataLoader
+        The training data; or a DataLoader of your own, whose batches are input tensors
+        or (input, target) pairs (then ``target`` and ``batch_size`` do not apply, and
+        the loader decides the order).
     target : array-like of the same shape, optional
         What to reconstruct; ``X`` itself by default.
     X_val : array-like, optional
@@ -520,89 +574,191 @@ def train_autoencoder(
     Returns
     -------
     dict of lists, one entry per epoch
-        ``loss`` (the objective, averaged over the epoch's batches), ``mse`` (its
+        ``loss`` (the objective, averaged over the epoch's samples), ``mse`` (its
         reconstruction term), ``val_mse`` (only with ``X_val``), ``seconds`` and
         ``cpu_seconds`` (wall and CPU time of the epoch).
     """
-    X = check_array_nd(X)
-    target = X if target is None else check_array_nd(target, name="target")
-    if target.shape != X.shape:
-        raise ValueError(
-            f"target has shape {target.shape} but X has shape {X.shape}; pass one target "
-            f"per input, of the same shape."
-        )
-    X_val = None if X_val is None else check_array_nd(X_val, name="X_val")
     settings = {
         "max_epochs": check_integer(max_epochs, name="max_epochs"),
-        "batch_size": check_integer(batch_size, name="batch_size"),
         "lr": check_positive(lr, name="lr"),
         "code_l1": check_positive(code_l1, name="code_l1", strict=False),
         "weight_l1": check_positive(weight_l1, name="weight_l1", strict=False),
         "weight_l2": check_positive(weight_l2, name="weight_l2", strict=False),
     }
-    with seeded(_seed_from(random_state)):
+    batch_size = check_integer(batch_size, name="batch_size")
+    if isinstance(X, DataLoader):
+        check_unused(target, name="target", because="with a DataLoader of batches")
+        inputs = targets = None
+    else:
+        inputs = check_array_nd(X)
+        targets = inputs if target is None else check_array_nd(target, name="target")
+        check_same_shape(targets, inputs, name="target")
+    x_val = None if X_val is None else check_array_nd(X_val, name="X_val")
+    x_val = None if x_val is None else _as_tensor(x_val, model)
+    seed = _seed_from(random_state)
+    with seeded(seed):
+        if inputs is None:
+            batches, order = X, None
+        else:
+            batches, order = _shuffled_loader(
+                _as_tensor(inputs, model), _as_tensor(targets, model), batch_size, seed
+            )
         return _fit_module(
             model,
-            _as_tensor(X),
-            _as_tensor(target),
-            None if X_val is None else _as_tensor(X_val),
+            batches,
+            x_val,
             corruption=corruption,
-            seed=torch.initial_seed(),
+            noise=_noise_generator(model, order, seed),
             verbose=verbose,
             **settings,
         )
 
 
+class _ShuffledBatches(Sampler):
+    """The index batches of one pass over ``n`` samples in an order drawn from ``generator``."""
+
+    def __init__(self, n, batch_size, generator):
+        self.n, self.batch_size, self.generator = n, batch_size, generator
+
+    def __iter__(self):
+        yield from torch.randperm(self.n, generator=self.generator).split(
+            self.batch_size
+        )
+
+    def __len__(self):
+        return math.ceil(self.n / self.batch_size)
+
+
+def _shuffled_loader(x, target, batch_size, seed):
+    """A DataLoader of (input, target) batches of two tensors, in a seeded order.
+
+    Returns the loader and the CPU generator that draws its order.
+    """
+    order = torch.Generator().manual_seed(seed)
+    loader = DataLoader(
+        TensorDataset(x, target),
+        sampler=_ShuffledBatches(len(x), batch_size, order),
+        batch_size=None,  # the sampler hands out whole batches of indices
+        generator=torch.Generator().manual_seed(seed),  # for DataLoader's own draw
+    )
+    return loader, order
+
+
+def _noise_generator(model, order, seed):
+    """The generator of the corruptions: on the model's device, seeded from ``seed``.
+
+    On the CPU it is the generator of the batch order itself, as it always was here, so
+    that the order and the noise form one reproducible stream.
+    """
+    first = next(model.parameters(), None)
+    device = torch.device("cpu") if first is None else first.device
+    if device.type == "cpu" and order is not None:
+        return order
+    return torch.Generator(device=device).manual_seed(seed)
+
+
+def _batch_pair(batch, model):
+    """(input, target) of one batch, on the model's device: a tensor is its own target."""
+    x_in, target = check_batch(batch)
+    first = next(model.parameters())
+    return (
+        x_in.to(device=first.device, dtype=first.dtype),
+        target.to(device=first.device, dtype=first.dtype),
+    )
+
+
 def _fit_module(
     model,
-    x,
-    target,
+    batches,
     x_val,
     *,
     max_epochs,
-    batch_size,
     lr,
     corruption,
     code_l1,
     weight_l1,
     weight_l2,
-    seed,
+    noise,
     verbose,
 ):
-    """The training loop of :func:`train_autoencoder` on validated tensors."""
-    generator = torch.Generator().manual_seed(seed)
+    """The training loop of :func:`train_autoencoder`: Adam over a DataLoader's batches."""
     optimiser = torch.optim.Adam(model.parameters(), lr=lr)
     history = {"loss": [], "mse": [], "seconds": [], "cpu_seconds": []}
     if x_val is not None:
         history["val_mse"] = []
     epochs = tqdm(range(max_epochs), desc="epochs", disable=not verbose)
-    for _ in epochs:
+    with _mode(model, training=True):
+        for _ in epochs:
+            wall, cpu = time.perf_counter(), time.process_time()
+            totals, count = torch.zeros(2), 0
+            for batch in batches:
+                x_in, target = _batch_pair(batch, model)
+                if corruption is not None:
+                    x_in = corruption(x_in, noise)
+                loss, mse = objective(
+                    model,
+                    x_in,
+                    target,
+                    code_l1=code_l1,
+                    weight_l1=weight_l1,
+                    weight_l2=weight_l2,
+                )
+                optimiser.zero_grad()
+                loss.backward()
+                optimiser.step()
+                totals += len(x_in) * torch.stack([loss.detach(), mse.detach()]).cpu()
+                count += len(x_in)
+            history["loss"].append(float(totals[0]) / count)
+            history["mse"].append(float(totals[1]) / count)
+            if x_val is not None:
+                error = _reconstruct_tensor(model, x_val) - x_val.double()
+                history["val_mse"].append(float(torch.mean(error**2)))
+            history["seconds"].append(time.perf_counter() - wall)
+            history["cpu_seconds"].append(time.process_time() - cpu)
+            epochs.set_postfix(loss=f"{history['loss'][-1]:.4g}")
+    return history
+
+
+def _fit_als(model, X, *, max_epochs, tol, verbose):
+    """Alternating least squares for a :class:`LinearAutoencoder` on centred rows ``X``.
+
+    Block coordinate descent on (10-9) with linear maps: the best encoder for the
+    decoder, ``G = F^+`` (Step 1 of the proof of Baldi and Hornik's theorem in
+    book/10_autoencoders), then the best decoder for its codes ``Z = X G^T``, ``F`` by
+    least squares. Each half-step minimises J exactly over one block, so J never rises;
+    from almost every start the iteration converges to PCA's subspace, at the rate
+    ``lambda_{D'+1} / lambda_{D'}`` per iteration (it is Roweis's EM algorithm for PCA
+    without noise). Both least-squares problems see the data only through ``R`` of
+    ``X = Q R`` (``||X - X G^T F^T|| = ||R - R G^T F^T||``), so after one QR
+    decomposition an iteration costs ``O(D^2 D')`` whatever the number of samples. It
+    starts from the model's decoder weights, stops when an iteration lowers J by less
+    than ``tol`` times J, and writes ``F`` and ``G = F^+`` into the model, with zero
+    biases (the data are centred). Computed by torch in float64, on the threads of
+    :func:`seeded`.
+    """
+    R = torch.linalg.qr(torch.as_tensor(X, dtype=torch.float64), mode="r").R
+    F = model.decoder[0].weight.detach().to(dtype=torch.float64, device="cpu")
+    history = {"loss": [], "mse": [], "seconds": [], "cpu_seconds": []}
+    for _ in tqdm(range(max_epochs), desc="iterations", disable=not verbose):
         wall, cpu = time.perf_counter(), time.process_time()
-        model.train()
-        totals = torch.zeros(2)
-        for batch in torch.randperm(len(x), generator=generator).split(batch_size):
-            x_in = x[batch] if corruption is None else corruption(x[batch], generator)
-            loss, mse = objective(
-                model,
-                x_in,
-                target[batch],
-                code_l1=code_l1,
-                weight_l1=weight_l1,
-                weight_l2=weight_l2,
-            )
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            totals += len(batch) * torch.stack([loss.detach(), mse.detach()])
-        history["loss"].append(float(totals[0]) / len(x))
-        history["mse"].append(float(totals[1]) / len(x))
-        if x_val is not None:
-            error = _reconstruct_tensor(model, x_val) - x_val.double()
-            history["val_mse"].append(float(torch.mean(error**2)))
+        codes = R @ torch.linalg.pinv(F).T
+        F = torch.linalg.lstsq(codes.T @ codes, codes.T @ R).solution.T
+        J = float(torch.sum((R - codes @ F.T) ** 2)) / X.size
+        converged = bool(history["loss"]) and history["loss"][-1] - J <= tol * J
+        history["loss"].append(J)
+        history["mse"].append(J)
         history["seconds"].append(time.perf_counter() - wall)
         history["cpu_seconds"].append(time.process_time() - cpu)
-        epochs.set_postfix(loss=f"{history['loss'][-1]:.4g}")
-    model.eval()
+        if converged:
+            break
+    with torch.no_grad():
+        for layer, weight in [
+            (model.decoder[0], F),
+            (model.encoder[0], torch.linalg.pinv(F)),
+        ]:
+            layer.weight.copy_(weight)
+            if layer.bias is not None:
+                layer.bias.zero_()
     return history
 
 
@@ -646,9 +802,9 @@ def pretrain_greedily(
     in the deep network) to reconstruct its input ``h_{k-1}`` (``h_0 = x``); then the
     stage's codes ``h_k`` become the next stage's data. Earlier layers stay fixed. The
     layers are trained in place, so that ``model`` ends ready for end-to-end fine-tuning
-    with :func:`train_autoencoder`. The decoder layers are trained, not tied to the
-    transposed encoder weights (tying them, as Hinton and Salakhutdinov did, is optional
-    in [T]).
+    with :func:`train_autoencoder`, each module in the mode it had. The decoder layers
+    are trained, not tied to the transposed encoder weights (tying them, as Hinton and
+    Salakhutdinov did, is optional in [T]).
 
     Parameters
     ----------
@@ -683,48 +839,51 @@ def pretrain_greedily(
                 verbose=verbose,
             )
         )
-        h = _encode_tensor(stage, _as_tensor(h)).numpy()
-    model.eval()
+        h = _to_numpy(_encode_tensor(stage, _as_tensor(h, stage)))
     return histories
 
 
 # ------------------------------------------------------------- using a trained model
 
 
-def _in_chunks(function, x):
-    """``function`` applied to ``x`` in chunks of rows, without gradients, as float64."""
-    with torch.no_grad():
+def _in_chunks(model, function, x):
+    """``function`` (``model`` or one of its methods) applied to ``x`` in chunks of rows.
+
+    In eval mode (each module's mode is restored afterwards) and without gradients; the
+    result is float64, on ``x``'s device.
+    """
+    with _mode(model, training=False), torch.no_grad():
         return torch.cat([function(chunk) for chunk in x.split(_CHUNK)]).double()
 
 
 def _encode_tensor(model, x):
-    model.eval()
-    return _in_chunks(model.encode, x)
+    return _in_chunks(model, model.encode, x)
 
 
 def _decode_tensor(model, z):
-    model.eval()
-    return _in_chunks(model.decode, z)
+    return _in_chunks(model, model.decode, z)
 
 
 def _reconstruct_tensor(model, x):
-    model.eval()
-    return _in_chunks(model, x)
+    return _in_chunks(model, model, x)
 
 
 def encode(model, X):
-    """Codes ``z_i = g(x_i)`` of the samples ``X`` (no gradients), as float64 NumPy."""
-    return _encode_tensor(model, _as_tensor(check_array_nd(X))).numpy()
+    """Codes ``z_i = g(x_i)`` of the samples ``X`` (no gradients), as float64 NumPy.
+
+    The model runs in eval mode, and every module gets its own mode back afterwards.
+    """
+    return _to_numpy(_encode_tensor(model, _as_tensor(check_array_nd(X), model)))
 
 
 def decode(model, Z):
-    """Reconstructions ``f(z_i)`` from codes ``Z`` of shape (n, code_size)."""
-    return _decode_tensor(model, _as_tensor(check_array(Z, name="Z"))).numpy()
+    """Reconstructions ``f(z_i)`` from codes ``Z`` of shape (n, code_size), as :func:`encode`."""
+    return _to_numpy(_decode_tensor(model, _as_tensor(check_array(Z, name="Z"), model)))
 
 
 def reconstruct(model, X):
-    """Reconstructions ``x̂_i = f(g(x_i))`` of the samples ``X``, as float64 NumPy."""
-    return _reconstruct_tensor(model, _as_tensor(check_array_nd(X))).numpy()
+    """Reconstructions ``x̂_i = f(g(x_i))`` of the samples ``X``, as :func:`encode`."""
+    return _to_numpy(_reconstruct_tensor(model, _as_tensor(check_array_nd(X), model)))
 
 
 # ----------------------------------------------------------------------- the estimator
@@ -734,8 +893,11 @@ class Autoencoder(TransformerMixin, BaseEstimator):
     """An autoencoder as a scikit-learn transformer: ``transform`` gives the codes.
 
     Trains one of the models of this module on ``X`` (one sample per row) by minimising
-    [T] (10-9) (:func:`objective`, no regulariser) with Adam, and keeps it. See
-    book/10_autoencoders.
+    [T] (10-9) (:func:`objective`, no regulariser) and keeps it. The dense and
+    convolutional models train with Adam on mini-batches; the linear model with
+    full-batch L-BFGS until the loss stops falling, which brings it to PCA's subspace
+    (Baldi and Hornik) where mini-batch Adam, slowed by directions of small variance,
+    stops short of it. See book/10_autoencoders.
 
     Parameters
     ----------
@@ -746,13 +908,26 @@ class Autoencoder(TransformerMixin, BaseEstimator):
         D', the size of the code.
     hidden : sequence of int, default=(128, 64)
         Hidden layer sizes of the dense encoder (the decoder mirrors them).
-    max_epochs : int, default=50
+    solver : {"auto", "adam", "als"}, default="auto"
+        "adam": mini-batches of ``batch_size``, ``max_epochs`` epochs at learning rate
+        ``lr`` (:func:`train_autoencoder`). "als", for ``kind="linear"`` only:
+        alternating least squares, the best encoder for the decoder and the best decoder
+        for the codes in turn, until the loss converges (``tol``) or after
+        ``max_epochs`` iterations. "auto" is "als" for the linear model and "adam" for
+        the others.
+    max_epochs : int or None, default=None
+        Epochs of Adam (None: 50), or iterations of alternating least squares (None:
+        1000), each of which reads the data twice.
     batch_size : int, default=64
+        Adam's mini-batch size.
     lr : float, default=1e-3
         Adam's learning rate.
+    tol : float, default=1e-10
+        Alternating least squares stops when an iteration lowers the loss by less than
+        ``tol`` times the loss.
     noise : float, default=0.0
         Standard deviation of the Gaussian noise added to each training batch: a denoising
-        autoencoder when positive.
+        autoencoder when positive (Adam only: the noise needs fresh draws per batch).
     image_shape : (int, int), default=(28, 28)
         For ``kind="conv"``: the (height, width) each row is reshaped to; both multiples
         of 4, with height x width = n_features.
@@ -761,9 +936,8 @@ class Autoencoder(TransformerMixin, BaseEstimator):
     upsampling : {"nearest", "transposed"}, default="nearest"
         For ``kind="conv"``: how the decoder doubles the resolution (see
         :class:`ConvAutoencoder`). "nearest" is the default because, on MNIST with
-        [T]'s 4 channels, it learned several times faster per epoch than 2x2
-        transposed convolutions (book/10_autoencoders, section on convolutional
-        autoencoders).
+        [T]'s 4 channels, it learned faster per epoch than 2x2 transposed convolutions
+        (measured in book/10_autoencoders, section on convolutional autoencoders).
     random_state : int, RandomState or None
         Fixes the initial weights, the mini-batches and the noise.
     verbose : bool, default=False
@@ -772,22 +946,29 @@ class Autoencoder(TransformerMixin, BaseEstimator):
     Attributes
     ----------
     model_ : torch.nn.Module
-        The trained network (``model_.encode``, ``model_.decode``).
-    history_ : ndarray of shape (max_epochs,)
-        Training loss (mean squared error per entry) of each epoch.
-    epoch_seconds_ : ndarray of shape (max_epochs,)
-        Wall time of each epoch.
+        The trained network (``model_.encode``, ``model_.decode``), in eval mode.
+    solver_ : str
+        The solver used, "adam" or "als".
+    history_ : ndarray of shape (n_iter_,)
+        Training loss (mean squared error per entry, on the scaled data) of each epoch
+        or iteration.
+    epoch_seconds_ : ndarray of shape (n_iter_,)
+        Wall time of each epoch or iteration.
     data_offset_ : float or ndarray of shape (n_features,)
     data_scale_ : float
         The network sees ``(X - data_offset_) / data_scale_`` and its reconstructions
-        are mapped back. The linear model sees centred data (``data_offset_`` is the
-        mean, as in PCA): its biases could learn the mean, but Adam moves them slowly and
-        meanwhile the code spends a dimension on it. The dense and convolutional models
-        end in a sigmoid, whose output lies in [0, 1]; data outside [0, 1] are rescaled
-        by their minimum and range, with a warning (else ``0.0`` and ``1.0``).
+        are mapped back. The linear model sees centred data scaled to a mean square of
+        one (``data_offset_`` is the mean, as in PCA, and ``data_scale_`` the root mean
+        square of the centred entries): its biases could learn the mean, but Adam moves
+        them slowly, and with the scale Adam's learning rate suits data in any units.
+        The dense and
+        convolutional models end in a sigmoid, whose output lies in [0, 1]; data outside
+        [0, 1] are rescaled by their minimum and range, with a warning (else ``0.0`` and
+        ``1.0``).
     n_features_in_ : int
     n_iter_ : int
-        Epochs run.
+        Epochs or iterations run (fewer than ``max_epochs`` when the alternating least
+        squares converged).
 
     Examples
     --------
@@ -804,9 +985,11 @@ class Autoencoder(TransformerMixin, BaseEstimator):
         kind="dense",
         code_size=32,
         hidden=(128, 64),
-        max_epochs=50,
+        solver="auto",
+        max_epochs=None,
         batch_size=64,
         lr=1e-3,
+        tol=1e-10,
         noise=0.0,
         image_shape=(28, 28),
         channels=(16, 4),
@@ -817,9 +1000,11 @@ class Autoencoder(TransformerMixin, BaseEstimator):
         self.kind = kind
         self.code_size = code_size
         self.hidden = hidden
+        self.solver = solver
         self.max_epochs = max_epochs
         self.batch_size = batch_size
         self.lr = lr
+        self.tol = tol
         self.noise = noise
         self.image_shape = image_shape
         self.channels = channels
@@ -840,39 +1025,64 @@ class Autoencoder(TransformerMixin, BaseEstimator):
             shape, code_size, channels=self.channels, upsampling=self.upsampling
         )
 
+    def _solver(self, kind, noise):
+        """The solver of ``solver="auto"`` for ``kind``, or the one asked for."""
+        solver = check_in(self.solver, SOLVERS, name="solver")
+        if solver == "auto":
+            solver = "als" if kind == "linear" else "adam"
+        return check_solver(solver, kind, noise)
+
     def fit(self, X, y=None):
         """Train the autoencoder on ``X`` of shape (n_samples, n_features); ``y`` is ignored.
 
         Returns ``self``.
         """
         X = check_array(X)
+        kind = check_in(self.kind, KINDS, name="kind")
         noise = check_positive(self.noise, name="noise", strict=False)
-        corruption = gaussian_noise(noise) if noise > 0 else None
-        if check_in(self.kind, KINDS, name="kind") == "linear":
-            self.data_offset_, self.data_scale_ = X.mean(axis=0), 1.0
+        solver = self._solver(kind, noise)
+        max_epochs = self.max_epochs
+        if max_epochs is None:
+            max_epochs = _DEFAULT_PASSES[solver]
+        max_epochs = check_integer(max_epochs, name="max_epochs")
+        if kind == "linear":
+            self.data_offset_ = X.mean(axis=0)
+            self.data_scale_ = _root_mean_square(X - self.data_offset_)
         else:
             self.data_offset_, self.data_scale_ = check_unit_range(
                 X, why=f"the {self.kind} autoencoder's sigmoid output lies in [0, 1]"
             )
-        x = self._to_model(X)
         seed = _seed_from(self.random_state)
         with seeded(seed):
             self.model_ = self._build(X.shape[1])
-            history = _fit_module(
-                self.model_,
-                x,
-                x,
-                None,
-                max_epochs=check_integer(self.max_epochs, name="max_epochs"),
-                batch_size=check_integer(self.batch_size, name="batch_size"),
-                lr=check_positive(self.lr, name="lr"),
-                corruption=corruption,
-                code_l1=0.0,
-                weight_l1=0.0,
-                weight_l2=0.0,
-                seed=seed,
-                verbose=self.verbose,
-            )
+            if solver == "als":
+                history = _fit_als(
+                    self.model_,
+                    (X - self.data_offset_) / self.data_scale_,
+                    max_epochs=max_epochs,
+                    tol=check_positive(self.tol, name="tol"),
+                    verbose=self.verbose,
+                )
+            else:
+                x = self._to_model(X)
+                batches, order = _shuffled_loader(
+                    x, x, check_integer(self.batch_size, name="batch_size"), seed
+                )
+                history = _fit_module(
+                    self.model_,
+                    batches,
+                    None,
+                    max_epochs=max_epochs,
+                    lr=check_positive(self.lr, name="lr"),
+                    corruption=gaussian_noise(noise) if noise > 0 else None,
+                    code_l1=0.0,
+                    weight_l1=0.0,
+                    weight_l2=0.0,
+                    noise=order,
+                    verbose=self.verbose,
+                )
+        self.model_.eval()
+        self.solver_ = solver
         self.history_ = np.asarray(history["loss"])
         self.epoch_seconds_ = np.asarray(history["seconds"])
         self.n_iter_ = len(self.history_)
@@ -884,16 +1094,22 @@ class Autoencoder(TransformerMixin, BaseEstimator):
         """Codes of ``X``: ndarray of shape (n_samples, code_size)."""
         x = self._to_model(check_transform_input(self, X))
         with _torch_settings():
-            return _encode_tensor(self.model_, x).numpy()
+            return _to_numpy(_encode_tensor(self.model_, x))
 
     def inverse_transform(self, Z):
         """Reconstructions from codes ``Z``: ndarray of shape (n_samples, n_features)."""
         check_is_fitted(self, "model_")
         Z = check_n_features(Z, self.code_size_, name="Z")
         with _torch_settings():
-            decoded = _decode_tensor(self.model_, _as_tensor(Z)).numpy()
+            decoded = _to_numpy(_decode_tensor(self.model_, _as_tensor(Z, self.model_)))
         return decoded * self.data_scale_ + self.data_offset_
 
     def _to_model(self, X):
         """``(X - data_offset_) / data_scale_`` as a float32 tensor."""
         return _as_tensor((X - self.data_offset_) / self.data_scale_)
+
+
+def _root_mean_square(X):
+    """The root mean square of the entries of ``X``; 1.0 when they are all zero."""
+    rms = float(np.sqrt(np.mean(X**2)))
+    return rms if rms > 0 else 1.0
