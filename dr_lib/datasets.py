@@ -25,6 +25,7 @@ from sklearn.datasets import (
 from sklearn.utils import Bunch, check_random_state
 
 from dr_lib._validation import (
+    check_in,
     check_integer,
     check_interval,
     check_positive,
@@ -43,6 +44,7 @@ __all__ = [
     "digits",
     "mnist_subset",
     "faces",
+    "FACES_SOURCES",
 ]
 
 #: Polar angles kept by :func:`severed_sphere`: the caps within pi/8 of each pole are cut.
@@ -345,14 +347,18 @@ def mnist_subset(n_per_class=None):
     return X.copy(), y.copy()
 
 
-def _faces_stand_in(reason):
-    """The 8 x 8 digits, packaged like LFW, with a warning saying so."""
+#: The choices of :func:`faces`' ``source``.
+FACES_SOURCES = ("auto", "lfw", "stand-in")
+
+
+def _faces_stand_in():
+    """The 8 x 8 digits, packaged like LFW (``source="digits-stand-in"``)."""
     data = load_digits()
-    message = (
-        f"dr_lib.datasets.faces: Labeled Faces in the Wild is not available ({reason}); "
-        f"returned scikit-learn's 8x8 digits instead ({data.images.shape[0]} images of "
-        f"8x8 pixels, target_names '0'..'9', source='digits-stand-in'). To get the real "
-        f"faces, run dr_lib.datasets.faces(download=True) once with a network connection; "
+    description = (
+        f"scikit-learn's 8x8 digits standing in for Labeled Faces in the Wild "
+        f"({data.images.shape[0]} images of 8x8 pixels, values 0-16, target_names "
+        f"'0'..'9', source='digits-stand-in'). To get the real faces, run "
+        f"dr_lib.datasets.faces('lfw', download=True) once with a network connection; "
         f"scikit-learn then caches them under ~/scikit_learn_data."
     )
     return Bunch(
@@ -361,21 +367,33 @@ def _faces_stand_in(reason):
         target=data.target,
         target_names=np.array([str(k) for k in range(10)]),
         source="digits-stand-in",
-        DESCR=message,
-    ), message
+        DESCR=description,
+    )
 
 
-def faces(*, download=False, min_faces_per_person=70, resize=0.4):
+def faces(source="auto", *, download=False, min_faces_per_person=70, resize=0.4):
     """Labeled Faces in the Wild (LFW) through scikit-learn, or an announced stand-in.
 
-    The LFW exercises of [T] §10.10 use these faces. scikit-learn's
-    ``fetch_lfw_people`` is called with ``download_if_missing=download``: nothing is
-    downloaded unless ``download=True``. If the faces are neither cached nor
-    downloadable (``OSError``, which covers ``URLError``), the 8 x 8 digits are returned
-    in the same format and a :class:`StandInDataWarning` says so.
+    The LFW exercises of [T] §10.10 use these faces (book/12_exercises). ``source``
+    is the switch between the real faces and the offline stand-in, scikit-learn's
+    8 x 8 digits in the same format:
+
+    - ``"auto"``: LFW if scikit-learn has it cached (or may download it, with
+      ``download=True``), else the stand-in, with a :class:`StandInDataWarning` saying
+      so. What a reader gets then depends on the machine's cache.
+    - ``"lfw"``: LFW, or an ``OSError`` that says how to download it; never the
+      stand-in.
+    - ``"stand-in"``: the digits, without looking for LFW: the same data on every
+      machine, which is what the book is built with.
+
+    scikit-learn's ``fetch_lfw_people`` is called with ``download_if_missing=download``:
+    nothing is downloaded unless ``download=True``. LFW's pixels lie in [0, 1]
+    (scikit-learn divides the 8-bit values by 255), the stand-in's in 0-16: code that
+    serves both must not depend on the scale.
 
     Parameters
     ----------
+    source : {"auto", "lfw", "stand-in"}, default="auto"
     download : bool, default=False
         Allow scikit-learn to download LFW (about 200 MB) into ``~/scikit_learn_data``.
     min_faces_per_person : int, default=70
@@ -389,11 +407,19 @@ def faces(*, download=False, min_faces_per_person=70, resize=0.4):
         ``data`` (n_samples, n_pixels) float64, ``images`` (n_samples, h, w),
         ``target``, ``target_names``, ``source`` (``"lfw"`` or ``"digits-stand-in"``)
         and ``DESCR``.
+
+    Raises
+    ------
+    OSError
+        With ``source="lfw"``, when LFW is neither cached nor downloadable.
     """
+    source = check_in(source, FACES_SOURCES, name="source")
     min_faces_per_person = check_integer(
         min_faces_per_person, name="min_faces_per_person", low=0
     )
     resize = check_positive(resize, name="resize")
+    if source == "stand-in":
+        return _faces_stand_in()
     try:
         lfw = fetch_lfw_people(
             min_faces_per_person=min_faces_per_person,
@@ -401,8 +427,21 @@ def faces(*, download=False, min_faces_per_person=70, resize=0.4):
             download_if_missing=bool(download),
         )
     except OSError as exc:
-        bunch, message = _faces_stand_in(f"{type(exc).__name__}: {exc}")
-        warnings.warn(message, StandInDataWarning, stacklevel=2)
+        reason = f"{type(exc).__name__}: {exc}"
+        if source == "lfw":
+            raise OSError(
+                f"dr_lib.datasets.faces('lfw'): Labeled Faces in the Wild is not "
+                f"available ({reason}). Run dr_lib.datasets.faces('lfw', download=True) "
+                f"once with a network connection (about 200 MB), or pass "
+                f"source='stand-in' for the offline stand-in."
+            ) from exc
+        bunch = _faces_stand_in()
+        warnings.warn(
+            f"dr_lib.datasets.faces: Labeled Faces in the Wild is not available "
+            f"({reason}); returned {bunch.DESCR}",
+            StandInDataWarning,
+            stacklevel=2,
+        )
         return bunch
     return Bunch(
         data=np.asarray(lfw.data, dtype=np.float64),

@@ -253,7 +253,8 @@ def test_faces_offline_returns_announced_digits_stand_in(monkeypatch):
     )
     monkeypatch.setattr(datasets, "fetch_lfw_people", fetcher)
     with pytest.warns(
-        datasets.StandInDataWarning, match=r"8x8 digits.*faces\(download=True\)"
+        datasets.StandInDataWarning,
+        match=r"not available.*8x8 digits.*faces\('lfw', download=True\)",
     ):
         bunch = datasets.faces()
     assert fetcher.calls == [
@@ -300,9 +301,36 @@ def test_faces_returns_lfw_when_available(monkeypatch):
     assert list(bunch.target_names) == ["Ada Lovelace", "Alan Turing"]
 
 
+def test_faces_stand_in_source_never_looks_for_lfw(monkeypatch):
+    """source="stand-in" gives the digits on every machine, cached LFW or not."""
+    fetcher = _Recorder(result=Bunch())  # LFW "available": must not be used
+    monkeypatch.setattr(datasets, "fetch_lfw_people", fetcher)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # asked for explicitly: nothing to announce
+        bunch = datasets.faces("stand-in")
+    assert fetcher.calls == []
+    assert bunch.source == "digits-stand-in" and bunch.data.shape == (1797, 64)
+    assert bunch.data.max() == 16.0  # the stand-in keeps its 0-16 scale
+
+
+def test_faces_lfw_source_raises_instead_of_falling_back(monkeypatch):
+    fetcher = _Recorder(error=OSError("Data not found"))
+    monkeypatch.setattr(datasets, "fetch_lfw_people", fetcher)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no stand-in, so no stand-in warning either
+        with pytest.raises(OSError, match=r"faces\('lfw', download=True\)") as raised:
+            datasets.faces("lfw")
+    assert isinstance(raised.value.__cause__, OSError)  # the loader's own reason
+    assert fetcher.calls == [
+        dict(min_faces_per_person=70, resize=0.4, download_if_missing=False)
+    ]
+
+
 def test_faces_validates_arguments(monkeypatch):
     fetcher = _Recorder(error=OSError())
     monkeypatch.setattr(datasets, "fetch_lfw_people", fetcher)
     with pytest.raises(ValueError, match="resize"):
         datasets.faces(resize=-1)
+    with pytest.raises(ValueError, match="source='faces'.*'stand-in'"):
+        datasets.faces("faces")
     assert fetcher.calls == []
