@@ -8,7 +8,7 @@ q_{j|i} proportional to exp(-beta_i ||z_i - z_j||^2) with the *same* beta_i, and
     J = tau sum_i KL(P_i || Q_i) + (1 - tau) sum_i KL(Q_i || P_i):
 
 the first term punishes missed neighbours (recall), the second false ones (precision).
-ClassNeRV (Colange, Peltonen, Aupetit, Dutta & Lespinats 2020; [S]) splits every
+ClassNeRV (Colange, Peltonen, Aupetit, Dutykh & Lespinats 2020; [S]) splits every
 neighbourhood into the pairs of the same class and those of different classes and weighs
 them with tau_in and tau_out, each part with the generalised (unnormalised) KL divergence
 d(p, q) = p log(p / q) - p + q. Writing tau_ij for tau_in or tau_out,
