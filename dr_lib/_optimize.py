@@ -1,9 +1,10 @@
 """The one optimiser of the neighbour embeddings: gradient descent with momentum and gains.
 
-SNE, t-SNE (book/07_sne_tsne) and NeRV/ClassNeRV (chapter 8) differ only in the cost; each
-hands this module a function that returns the gradient of its cost at the current map (and,
-when asked, the cost). The schedule is a list of :class:`Phase` objects, e.g. t-SNE's 250
-iterations of early exaggeration with momentum 0.5, then the rest with momentum 0.8.
+SNE, t-SNE (book/07_sne_tsne) and NeRV/ClassNeRV (book/08_nerv_classnerv) differ only in
+the cost; each hands this module a function that returns the gradient of its cost at the
+current map (and, when asked, the cost). The schedule is a list of :class:`Phase` objects,
+e.g. t-SNE's 250 iterations of early exaggeration with momentum 0.5, then the rest with
+momentum 0.8.
 
 Each iteration, for every coordinate (van der Maaten & Hinton 2008; Jacobs 1988):
 

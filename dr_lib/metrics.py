@@ -5,7 +5,7 @@ measures compare an embedding with the data it came from, and every comparison t
 manifold-learning chapters uses them (they are explained in book/04_isomap, section
 "Quality metrics"): trustworthiness and continuity (Venna & Kaski, 2001), the
 co-ranking matrix with Q_NX, R_NX and its area under the curve (Lee & Verleysen), and the
-leave-one-out k-nearest-neighbour accuracy in the embedding. Chapter 8 adds their
+leave-one-out k-nearest-neighbour accuracy in the embedding. book/08_nerv_classnerv adds their
 class-aware versions and the kNN gain (Colange et al., 2020).
 """
 

@@ -1,6 +1,6 @@
 """Stochastic neighbour embedding: the affinities, and the exact costs and gradients.
 
-What the neighbour embeddings of chapters 7 and 8 share, in one place:
+What the neighbour embeddings of book/07_sne_tsne and book/08_nerv_classnerv share:
 
 * the conditional probabilities p_{j|i} of [T] (10-30) with one Gaussian bandwidth per
   point, found by bisection on the precision beta_i = 1 / (2 sigma_i^2) so that every row

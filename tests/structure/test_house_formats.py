@@ -229,3 +229,56 @@ def test_every_chapter_is_on_the_intro_map():
     assert not missing, (
         f"chapters in _toc.yml that the intro's map does not name: {missing}"
     )
+
+
+# ------------------------------------------------------------------ typed chapter numbers
+
+# "chapter 7", "Chapters 4–6", "chapters 7 and 8": a number the reader's book may not carry
+# (the build numbers Foundations 1, PCA 2, ...). The book refers to its chapters with roles,
+# so the number is generated. A source's own chapter ("[T]'s chapter 10", "[W] open their
+# chapter 10") is a citation, allowed when a source tag or "their" comes just before it.
+_TYPED_CHAPTER = re.compile(r"\b[Cc]hapters?\s+\d+")
+_SOURCE_BEFORE = re.compile(
+    r"(\[[TWBNS]\]|their|textbook chapter|notes on)[^.;|]{0,40}$"
+)
+
+
+def _typed_chapters(text: str) -> list[str]:
+    return [
+        text[max(0, m.start() - 50) : m.end() + 10].replace("\n", " ")
+        for m in _TYPED_CHAPTER.finditer(text)
+        if not _SOURCE_BEFORE.search(text[max(0, m.start() - 60) : m.start()])
+    ]
+
+
+def _visible_texts():
+    """(where, text) of every page's prose, figure captions and appendix data tables."""
+    for page in book_pages():
+        yield page.relative_to(BOOK), page_markup(page)
+        if page.suffix == ".ipynb":
+            for name, caption in _figure_cells(page):
+                yield f"{page.relative_to(BOOK)} figure {name}", caption or ""
+    for name in ("errata", "concordance", "glossary"):
+        yield (
+            f"appendix data {name}",
+            (BOOK / "appendix" / "data" / f"{name}.yml").read_text(encoding="utf-8"),
+        )
+
+
+def test_typed_chapter_numbers_are_caught():
+    assert _typed_chapters("the classical MDS of chapter 2, which")
+    assert _typed_chapters("Chapters 4–6 already studied")
+    assert not _typed_chapters("[W] open their chapter 10 with a list")
+    assert not _typed_chapters("run every method of [T]'s chapter 10 on faces")
+
+
+def test_no_typed_chapter_numbers_in_the_book():
+    found = {
+        where: hits
+        for where, text in _visible_texts()
+        if (hits := _typed_chapters(text))
+    }
+    assert not found, (
+        "refer to a chapter with {ref}`sec-...` (or by its name), never by a typed number: "
+        f"{found}"
+    )
