@@ -282,3 +282,32 @@ def test_no_typed_chapter_numbers_in_the_book():
         "refer to a chapter with {ref}`sec-...` (or by its name), never by a typed number: "
         f"{found}"
     )
+
+
+# ------------------------------------------------------------------ link texts
+
+_LABELLED_HEADING = re.compile(r"^\(([\w-]+)\)=\s*\n#+ (.*)$", re.MULTILINE)
+_BARE_REF = re.compile(r"\{ref\}`([\w-]+)`")
+
+
+def test_headings_shown_as_link_texts_have_no_maths():
+    # A bare {ref}`label` prints the section's title as plain text, so "$\beta_i$" in the
+    # title reaches the reader as raw TeX (in the text and in the appendix tables).
+    titles = {
+        label: title
+        for page in book_pages()
+        for label, title in _LABELLED_HEADING.findall(page_markup(page))
+    }
+    texts = [text for _, text in _visible_texts()]
+    bare = {label for text in texts for label in _BARE_REF.findall(text)}
+    # The appendix tables name a section by its bare label; the page turns it into a link.
+    bare |= {
+        label
+        for name, text in _visible_texts()
+        if "appendix data" in str(name)
+        for label in re.findall(r"\bsec-[\w-]+", text)
+    }
+    raw = {
+        label: titles[label] for label in bare & titles.keys() if "$" in titles[label]
+    }
+    assert not raw, f"write these titles in words, or give the references a text: {raw}"
