@@ -1,9 +1,9 @@
 # Two commands do everything on a fresh machine with Python 3.11:
 #   make book   set up .venv, install, execute every notebook and build the HTML book
-#   make test   set up, then run every check (library, notebooks, structure, strict build,
-#               the whole book as a PDF, site)
+#   make test   set up, then run every check (library, notebooks, structure, the whole book
+#               as a PDF, strict build, site)
 # and one more for teachers:
-#   make pdf    the whole book as one PDF, _build/pdf/dr-book.pdf (needs Chromium)
+#   make pdf    the whole book as one PDF, _build/pdf/dr-book.pdf (needs TeX Live: README)
 # and one for maintainers:
 #   make test-portability   every notebook and library test under other BLAS kernels and
 #               thread counts; reports every check that round-off could break elsewhere
@@ -101,24 +101,27 @@ book: setup
 	@echo "The book is at $(CURDIR)/$(HTML)/index.html"
 	@echo "Open it in a browser, or run 'make serve' and visit http://localhost:$(PORT)/"
 
-# The single-page build reuses the notebooks executed for the HTML book (same cache), and
-# Chromium prints it after MathJax has finished and every folded block is open.
+# Sphinx's LaTeX builder writes the book (reusing the notebooks executed for the HTML book:
+# same cache), xelatex typesets it, and the log is checked for links that lead nowhere and
+# characters missing from their fonts (tests/rendered_site/print_book.py). The PDF is copied
+# into the site; every HTML build after it links it from each page's download menu.
 define print_pdf
-	$(BIN)/jupyter-book build . --builder singlehtml $(JB_STRICT)
-	$(BIN)/python -m tests.rendered_site.print_book _build/singlehtml $(PDF)
+	$(BIN)/jupyter-book build . --builder latex $(JB_STRICT)
+	$(BIN)/python -m tests.rendered_site.print_book _build/latex $(PDF)
 endef
 
 pdf: setup
 	$(print_pdf)
 	@echo "The whole book is at $(CURDIR)/$(PDF)"
+	@echo "('make book' now links it from every page of the site.)"
 
 test: setup lint
 	$(BIN)/python -m pytest tests/lib tests/structure tests/check_log
 	DR_BOOK_CHECK_LOG=$(CHECKS)/default.jsonl $(BIN)/python $(NBVAL) book
 	$(BIN)/python -m tests.check_log.portability --out $(CHECKS) --keep default \
 	  --runs $(CI_RUNS) $(CI_NOTEBOOKS)
-	$(BIN)/jupyter-book build . --all $(JB_STRICT)
 	$(print_pdf)
+	$(BIN)/jupyter-book build . --all $(JB_STRICT)
 	DR_BOOK_REQUIRE_SITE=1 $(BIN)/python -m pytest tests/rendered_site
 
 # Every notebook and the library tests under each of PORTABILITY_RUNS (default: as the
