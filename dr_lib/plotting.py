@@ -85,6 +85,9 @@ LINE_COLOURS = [colour for colour in OKABE_ITO if colour != YELLOW]
 #: white, and still apart after the dark page inverts their lightness).
 CATEGORY_COLOURS = LINE_COLOURS + ["#882255", "#999933", "#999999"]
 
+#: What a table shows for a missing value (a method with no counterpart, a run not made).
+NO_VALUE = "—"
+
 #: Marker shapes: for curves, and for categories beyond the seventh (a second cue besides
 #: colour, for readers who cannot tell all ten colours apart).
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
@@ -712,7 +715,8 @@ def table(frame, caption, *, precision=3):
     Returns
     -------
     pandas.io.formats.style.Styler
-        Displays as an HTML table with a ``<caption>``; ``.data`` is the frame itself.
+        Displays as an HTML table with a ``<caption>``; ``.data`` is the frame itself. A
+        missing value (NaN, None) shows as an em dash, not as "nan".
     """
     import pandas as pd  # only here: importing dr_lib.plotting stays light
 
@@ -726,7 +730,9 @@ def table(frame, caption, *, precision=3):
             "caption must be a non-empty sentence saying what the table shows."
         )
     precision = check_integer(precision, name="precision", low=0)
-    styler = frame.style.set_caption(caption).format(precision=precision)
+    styler = frame.style.set_caption(caption).format(
+        precision=precision, na_rep=NO_VALUE
+    )
     return styler.set_uuid("dr")  # the same HTML on every run
 
 

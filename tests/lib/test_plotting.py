@@ -407,6 +407,15 @@ def test_table_has_a_caption_and_fixed_decimals():
     )
 
 
+def test_table_shows_a_missing_value_as_a_dash():
+    import pandas as pd
+
+    frame = pd.DataFrame({"vs dr_lib": [0.25, np.nan]}, index=["sklearn", "dr_lib"])
+    html = plotting.table(frame, "A comparison with one empty cell.").to_html()
+    assert ">nan<" not in html
+    assert f">{plotting.NO_VALUE}</td>" in html and "0.250" in html
+
+
 @pytest.mark.parametrize(
     "frame, caption, pattern",
     [([[1.0]], "c", "pandas DataFrame"), (None, "  ", "caption")],

@@ -311,3 +311,52 @@ def test_headings_shown_as_link_texts_have_no_maths():
         label: titles[label] for label in bare & titles.keys() if "$" in titles[label]
     }
     assert not raw, f"write these titles in words, or give the references a text: {raw}"
+
+
+# ------------------------------------------------------------------ broken paragraphs
+
+_FENCE = re.compile(r"^\s*(`{3,}|:{3,}|\$\$)")
+_ITEM = re.compile(r"^(\s*)[+*-] \S")
+_MARKER = re.compile(r"^\s*(?:[+*-]|\d+[.)])\s+")
+
+
+def _lines_read_as_bullets(text: str) -> list[str]:
+    """Lines inside a paragraph that Markdown reads as a new list item: a formula wrapped so
+    that a line starts with "+ " or "- " is cut in two, and neither half is typeset."""
+    hits, fence, previous = [], None, ""
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if fence is None and (m := _FENCE.match(line)):
+            opener = m.group(1)
+            one_line = opener == "$$" and len(stripped) > 2 and stripped.endswith("$$")
+            fence = None if one_line else opener
+        elif fence is not None:
+            closes = stripped.startswith(fence) and not stripped.strip(fence[0])
+            if closes or (fence == "$$" and stripped.endswith("$$")):
+                fence = None
+        elif (item := _ITEM.match(line)) and previous.strip():
+            # where the previous line's text starts (after its own list marker, if any)
+            marker = _MARKER.match(previous)
+            column = (
+                len(marker.group(0))
+                if marker
+                else len(previous) - len(previous.lstrip())
+            )
+            # (a bullet right under a bullet is a nested list, written on purpose)
+            if column == len(item.group(1)) and not _ITEM.match(previous):
+                hits.append(f"{previous.strip()[-40:]} / {stripped[:40]}")
+        previous = line
+    return hits
+
+
+def test_a_wrapped_formula_is_caught():
+    assert _lines_read_as_bullets("so that $a = b\n+ c$ holds")
+    assert _lines_read_as_bullets("2. Then $x\n   - y$ is")
+    assert not _lines_read_as_bullets("A list:\n\n- one\n- two\n  - nested")
+    assert not _lines_read_as_bullets("```{math}\na\n+ b\n```")
+
+
+@pytest.mark.parametrize("page", book_pages(), ids=lambda p: p.stem)
+def test_no_line_of_a_paragraph_reads_as_a_bullet(page):
+    hits = _lines_read_as_bullets(page_markup(page))
+    assert not hits, f"rewrap so that no line starts with '+ ' or '- ': {hits}"
