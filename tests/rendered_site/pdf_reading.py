@@ -274,12 +274,6 @@ def raw_tex(prose: str) -> list[tuple[int, str]]:
     ]
 
 
-def find_loosely(text: str, prose: str) -> list[int]:
-    """Where ``text`` starts in ``prose``, white space and quotes aside."""
-    pattern = r"\s*".join(map(re.escape, squash(text)))
-    return [m.start() for m in re.finditer(pattern, prose.translate(CURLY_QUOTES))]
-
-
 # --------------------------------------------------------------------------------------------
 # Contents
 
