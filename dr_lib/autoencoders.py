@@ -894,8 +894,9 @@ class Autoencoder(TransformerMixin, BaseEstimator):
 
     Trains one of the models of this module on ``X`` (one sample per row) by minimising
     [T] (10-9) (:func:`objective`, no regulariser) and keeps it. The dense and
-    convolutional models train with Adam on mini-batches; the linear model with
-    full-batch L-BFGS until the loss stops falling, which brings it to PCA's subspace
+    convolutional models train with Adam on mini-batches; the linear model by
+    alternating least squares (the best encoder for the decoder, then the best decoder
+    for the codes) until the loss stops falling, which brings it to PCA's subspace
     (Baldi and Hornik) where mini-batch Adam, slowed by directions of small variance,
     stops short of it. See book/10_autoencoders.
 
