@@ -360,3 +360,16 @@ def test_a_wrapped_formula_is_caught():
 def test_no_line_of_a_paragraph_reads_as_a_bullet(page):
     hits = _lines_read_as_bullets(page_markup(page))
     assert not hits, f"rewrap so that no line starts with '+ ' or '- ': {hits}"
+
+
+def test_captions_name_no_colour_that_dark_mode_swaps():
+    # Dark mode inverts the lightness of every figure (_static/house.css): black ink turns
+    # light and white turns dark, so a caption's "black dots" would point at white ones.
+    swapped = re.compile(r"\b(black|white)\b", re.IGNORECASE)
+    found = [
+        f"{page.relative_to(BOOK)} {name}: {m.group(0)}"
+        for page in notebooks()
+        for name, caption in _figure_cells(page)
+        for m in swapped.finditer(caption or "")
+    ]
+    assert not found, f"say 'in the colour of the text' instead: {found}"
