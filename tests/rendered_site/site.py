@@ -144,6 +144,7 @@ class PageReport:
     failed_requests: list[str] = field(default_factory=list)
     external_requests: list[str] = field(default_factory=list)
     page_errors: list[str] = field(default_factory=list)
+    console_errors: list[str] = field(default_factory=list)
 
 
 def is_redirect(path: Path) -> bool:
@@ -221,6 +222,10 @@ def open_page(context, url: str, site_url: str, report: PageReport | None = None
         ),
     )
     page.on("pageerror", lambda e: report.page_errors.append(str(e)))
+    page.on(
+        "console",
+        lambda m: m.type == "error" and report.console_errors.append(m.text),
+    )
     page.goto(url, wait_until="load")
     return page
 

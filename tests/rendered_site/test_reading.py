@@ -62,6 +62,33 @@ def test_phone_contents_button_shows_the_sections(phone, site_url):
     page.close()
 
 
+def test_phone_contents_drawer_closes_when_a_link_is_followed(phone, site_url):
+    page = open_page(phone, site_url + "book/01_pca/01_derivation.html", site_url)
+    _tap_visible(page, ".secondary-toggle")
+    dialog = page.locator("#pst-secondary-sidebar-modal")
+    dialog.wait_for(state="visible", timeout=5000)
+    dialog.locator('a[href^="#"]:visible').nth(2).tap()
+    page.wait_for_timeout(500)
+    assert not dialog.evaluate("d => d.open"), "the contents drawer stayed open"
+    page.close()
+
+
+def test_phone_menu_opens_at_the_current_page(phone, site, site_url):
+    # the last page of the book sits lowest in the navigation drawer
+    last = sorted(_chapter_pages(site))[-1]
+    page = open_page(phone, site_url + last, site_url)
+    _tap_visible(page, ".primary-toggle")
+    dialog = page.locator("#pst-primary-sidebar-modal")
+    dialog.wait_for(state="visible", timeout=5000)
+    page.wait_for_timeout(300)
+    here = dialog.locator("li.current > a").last
+    box, height = here.bounding_box(), page.viewport_size["height"]
+    assert box and 0 <= box["y"] and box["y"] + box["height"] <= height, (
+        f"the current page is at y = {box and box['y']:.0f} px, outside the screen"
+    )
+    page.close()
+
+
 def test_laptop_menu_button_folds_the_sidebar(browser, site_url):
     context = browser.new_context(viewport=LAPTOP)
     page = open_page(context, site_url + "book/intro.html", site_url)
