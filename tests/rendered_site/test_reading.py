@@ -109,6 +109,19 @@ def test_appendix_tables_are_cards_on_a_phone(phone, site, site_url):
     assert pages and not wide, f"appendix tables that are not cards on a phone: {wide}"
 
 
+def test_no_page_scrolls_sideways_on_a_phone(phone, site, site_url):
+    # Wide things scroll inside their own box (code, outputs, display maths); the page
+    # itself never does (an unbreakable inline name used to push three pages sideways).
+    wide = {}
+    for rel in site:
+        page = open_page(phone, site_url + rel, site_url)
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        page.close()
+        if width > PHONE["width"]:
+            wide[rel] = width
+    assert not wide, f"pages wider than the {PHONE['width']}-px phone: {wide}"
+
+
 def test_laptop_menu_button_folds_the_sidebar(browser, site_url):
     context = browser.new_context(viewport=LAPTOP)
     page = open_page(context, site_url + "book/intro.html", site_url)
