@@ -117,7 +117,7 @@ def test_no_page_scrolls_sideways_on_a_phone(phone, site, site_url):
         page = open_page(phone, site_url + rel, site_url)
         width = page.evaluate("() => document.documentElement.scrollWidth")
         page.close()
-        if width > PHONE["width"]:
+        if width > PHONE["width"] + 1:  # (one pixel: sub-pixel layout rounds up)
             wide[rel] = width
     assert not wide, f"pages wider than the {PHONE['width']}-px phone: {wide}"
 
