@@ -1,9 +1,11 @@
-"""Let the single-page HTML build (the source of `make pdf`) write what the HTML build writes.
+"""Let the single-page HTML build (the source of `make pdf`) write what the HTML build
+writes.
 
-sphinx-proof registers how to write its theorem and definition boxes for the ``html`` and
-``latex`` builders only, so ``jupyter-book build --builder singlehtml`` stopped at the first
-``prf:definition``. The single-page builder writes HTML with the same translator, so every
-node that has HTML handlers and no single-page ones gets the HTML handlers.
+sphinx-proof registers how to write its theorem and definition boxes for the ``html``
+and ``latex`` builders only, so ``jupyter-book build --builder singlehtml`` stopped at
+the first ``prf:definition``. The single-page builder writes HTML with the same
+translator, so every node that has HTML handlers and no single-page ones gets the HTML
+handlers.
 """
 
 

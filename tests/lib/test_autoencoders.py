@@ -1,4 +1,5 @@
-"""dr_lib.autoencoders against torch, PCA and the mathematics of book/10_autoencoders."""
+"""dr_lib.autoencoders against torch, PCA and the mathematics of
+book/10_autoencoders."""
 
 import copy
 import warnings
@@ -505,7 +506,8 @@ def test_a_float64_model_trains_and_encodes_in_float64():
 
 
 def test_train_autoencoder_takes_a_dataloader_of_pairs():
-    # a denoising set-up served by the user's own DataLoader: (noisy input, clean target)
+    # a denoising set-up served by the user's own DataLoader: (noisy input, clean
+    # target)
     rng = np.random.default_rng(2)
     clean = rng.uniform(size=(48, 6)).astype(np.float32)
     noisy = clean + 0.1 * rng.normal(size=clean.shape).astype(np.float32)

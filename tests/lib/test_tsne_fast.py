@@ -1,4 +1,5 @@
-"""The fast t-SNE kernels (sparse attraction, Barnes–Hut, FFT interpolation) and the optimiser.
+"""The fast t-SNE kernels (sparse attraction, Barnes–Hut, FFT interpolation) and the
+optimiser.
 
 Every approximation is compared with the exact sums written as dense numpy here; the
 tolerances are the ones book/07_sne_tsne states and measures.
@@ -23,7 +24,8 @@ RNG = np.random.default_rng(20)
 
 
 def exact_sums(Z, dof, reference=None):
-    """s_i = sum_j w_ij and r_i = sum_j w_ij w_ij^(1/alpha) (z_i - z_j), dense, j != i."""
+    """s_i = sum_j w_ij and r_i = sum_j w_ij w_ij^(1/alpha) (z_i - z_j), dense, j !=
+    i."""
     reference = Z if reference is None else reference
     D2 = ((Z[:, None] - reference[None]) ** 2).sum(-1)
     W = sne.student_t_kernel(D2, dof)

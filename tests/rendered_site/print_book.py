@@ -1,18 +1,20 @@
-"""Print the single-page build of the book to one PDF with headless Chromium (`make pdf`).
+"""Print the single-page build of the book to one PDF with headless Chromium (`make
+pdf`).
 
 Usage (after ``jupyter-book build . --builder singlehtml``)::
 
     python -m tests.rendered_site.print_book [SINGLEHTML_DIR] [PDF]
 
-Why this route and not LaTeX: the single-page HTML is the very page the site tests check,
-so what a reader sees on screen is what prints: MathJax maths (nothing to translate into
-LaTeX, no package to miss), the figures at their on-screen size, the same CSS. Chromium is
-already a dependency of the site tests, and the Chinese terms only need the Debian fonts
-``fonts-noto-cjk``, where xelatex would need a TeX installation of several hundred MB.
+Why this route and not LaTeX: the single-page HTML is the very page the site tests
+check, so what a reader sees on screen is what prints: MathJax maths (nothing to
+translate into LaTeX, no package to miss), the figures at their on-screen size, the same
+CSS. Chromium is already a dependency of the site tests, and the Chinese terms only need
+the Debian fonts ``fonts-noto-cjk``, where xelatex would need a TeX installation of
+several hundred MB.
 
 Before printing, the page is shown in light mode, MathJax has finished, every image is
-decoded and every folded block (erratum boxes, solutions, check lists) is opened. The PDF
-has an outline (bookmarks) from the headings and page numbers in the footer.
+decoded and every folded block (erratum boxes, solutions, check lists) is opened. The
+PDF has an outline (bookmarks) from the headings and page numbers in the footer.
 """
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
-"""The whole book as one PDF (`make pdf`): every page, every figure, typeset maths, Chinese.
+"""The whole book as one PDF (`make pdf`): every page, every figure, typeset maths,
+Chinese.
 
-Needs `_build/pdf/dr-book.pdf` (built by `make pdf`, and by `make test` before these checks).
+Needs `_build/pdf/dr-book.pdf` (built by `make pdf`, and by `make test` before these
+checks).
 """
 
 import json

@@ -1,7 +1,8 @@
 """The book as a student reads it: on a phone, at a laptop's width, in dark mode.
 
-Each test states a promise of the house style (``_static/house.css``, ``_static/house.js``,
-``dr_lib.plotting``, ``_ext/``) that holds for every page, including chapters still to come.
+Each test states a promise of the house style (``_static/house.css``,
+``_static/house.js``, ``dr_lib.plotting``, ``_ext/``) that holds for every page,
+including chapters still to come.
 """
 
 import re
