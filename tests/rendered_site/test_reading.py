@@ -91,17 +91,18 @@ def test_phone_menu_opens_at_the_current_page(phone, site, site_url):
 
 
 def test_appendix_tables_are_cards_on_a_phone(phone, site, site_url):
-    # Every table of the appendix (notation, glossary, errata, concordance) shows one card
-    # per row at 390 px, none wider than the screen.
+    # Every table of the appendix (notation, glossary, errata, concordance) shows one
+    # card per row at 390 px, none wider than the screen.
     pages = [rel for rel in site if rel.startswith(APPENDIX)]
     wide = {}
     for rel in pages:
         page = open_page(phone, site_url + rel, site_url)
         tables = page.evaluate(
-            """() => Array.from(document.querySelectorAll('.bd-content table')).map(t => ({
-                cards: getComputedStyle(t.querySelector('tr')).display === 'block',
-                width: t.getBoundingClientRect().width,
-            }))"""
+            """() => Array.from(document.querySelectorAll('.bd-content table'))
+                .map(t => ({
+                    cards: getComputedStyle(t.querySelector('tr')).display === 'block',
+                    width: t.getBoundingClientRect().width,
+                }))"""
         )
         page.close()
         bad = [t for t in tables if not t["cards"] or t["width"] > PHONE["width"]]
