@@ -1,16 +1,17 @@
 """Render the appendix tables (glossary, errata, concordance) from YAML data files.
 
 The data live in ``book/appendix/data/*.yml`` so that every chapter adds rows without
-touching page markup, and so that tests can read the same files. Each directive reads its
-file, validates the rows and emits MyST markup (a glossary, or a list-table whose cells link
-to the labels in the chapters). A row that points at a missing label therefore fails the
-nitpicky build, and ``tests/structure`` checks the same thing without building.
+touching page markup, and so that tests can read the same files. Each directive reads
+its file, validates the rows and emits MyST markup (a glossary, or a list-table whose
+cells link to the labels in the chapters). A row that points at a missing label
+therefore fails the nitpicky build, and ``tests/structure`` checks the same thing
+without building.
 
-Cells are MyST, so a row writes its maths as ``$\\lVert\\mathbf A\\rVert_F^2$``. Links show
-readable text: an equation number, "Figure 3.2", a section or theorem title, or (through
-the roles of ``label_text.py``) "erratum box, §3.1.2" and the chapter a label lives in. The
-tables carry the class ``dr-appendix`` (``_static/house.css``): fixed columns that wrap on a
-laptop, one card per row on a phone.
+Cells are MyST, so a row writes its maths as ``$\\lVert\\mathbf A\\rVert_F^2$``. Links
+show readable text: an equation number, "Figure 3.2", a section or theorem title, or
+(through the roles of ``label_text.py``) "erratum box, §3.1.2" and the chapter a label
+lives in. The tables carry the class ``dr-appendix`` (``_static/house.css``): fixed
+columns that wrap on a laptop, one card per row on a phone.
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ _PROTECTED = re.compile(r"(\$[^$]+\$|`[^`]*`)")
 
 
 def link_labels(text: str) -> str:
-    """Turn every label named in the prose of ``text`` into a link with readable text."""
+    """Turn every label named in the prose of ``text`` into a link with readable
+    text."""
     parts = _PROTECTED.split(text)
     for i in range(0, len(parts), 2):  # even parts lie outside maths and backticks
         parts[i] = _LABEL_IN_TEXT.sub(lambda m: label_link(m.group(1)), parts[i])
@@ -62,8 +64,8 @@ def link_labels(text: str) -> str:
 
 
 def cell(text: str) -> str:
-    """One list-table cell on a single line (newlines in YAML folded to spaces), with the
-    labels it names turned into links."""
+    """One list-table cell on a single line (newlines in YAML folded to spaces), with
+    the labels it names turned into links."""
     return link_labels(" ".join(str(text).split())) or "—"
 
 
@@ -117,8 +119,8 @@ class _YamlTable(SphinxDirective):
 class ConcordanceTable(_YamlTable):
     """Source equation -> where the book derives or checks it (or why it is omitted).
 
-    With ``:source: T`` only that source's rows, without a source column (the page has one
-    table per source, so that each fits the column).
+    With ``:source: T`` only that source's rows, without a source column (the page has
+    one table per source, so that each fits the column).
     """
 
     required_keys = ("source", "equation", "status")
@@ -139,7 +141,8 @@ class ConcordanceTable(_YamlTable):
                 )
             if status == "omitted" and not row.get("note"):
                 raise self.error(
-                    f"concordance row {i}: an omitted equation needs a 'note' saying why"
+                    f"concordance row {i}: an omitted equation needs a 'note' saying "
+                    "why"
                 )
             if only is not None and row["source"] != only:
                 continue
@@ -164,8 +167,9 @@ class ErrataTable(_YamlTable):
     """Errors found in the sources, each with the chapter and the box that checks it.
 
     ``:rows: found`` (the default) lists the errors this book found; ``:rows: reported``
-    lists the rows with a ``reported_by`` field: errors of another book that a source itself
-    reports (e.g. [W] correcting a printing of the Watermelon book), not charged to it.
+    lists the rows with a ``reported_by`` field: errors of another book that a source
+    itself reports (e.g. [W] correcting a printing of the Watermelon book), not charged
+    to it.
     """
 
     required_keys = ("source", "where", "says", "correct", "check")

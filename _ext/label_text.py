@@ -2,16 +2,18 @@
 
 Two problems of the book's cross references, solved once for every page:
 
-1. An admonition with ``:name: erratum-…`` is a label without a title as far as Sphinx is
-   concerned, so ``{ref}`erratum-…``` needed an explicit text and the appendix printed the
-   raw label. :class:`ErratumTitles` registers every such box under its title
-   ("Erratum — [T] (10-22)"), and a plain ``{ref}`erratum-t-squared``` shows that title.
-2. Some text can only be written once every page is numbered: the chapter a label lives in
-   and the section of an erratum box. Two roles leave a placeholder that is filled in when
-   the page is written (``doctree-resolved``):
+1. An admonition with ``:name: erratum-…`` is a label without a title as far as Sphinx
+   is concerned, so ``{ref}`erratum-…``` needed an explicit text and the appendix
+   printed the raw label. :class:`ErratumTitles` registers every such box under its
+   title ("Erratum — [T] (10-22)"), and a plain ``{ref}`erratum-t-squared``` shows that
+   title.
+2. Some text can only be written once every page is numbered: the chapter a label lives
+   in and the section of an erratum box. Two roles leave a placeholder that is filled in
+   when the page is written (``doctree-resolved``):
 
    - ``{erratum-box}`erratum-…``` → "erratum box, §3.1.2", a link to the box;
-   - ``{label-chapter}`label``` → "3", a link to the chapter's first page, titled with it.
+   - ``{label-chapter}`label``` → "3", a link to the chapter's first page, titled with
+     it.
 
 A label that does not exist is reported as a warning, so the nitpicky build (``-W -n``)
 fails on it.
@@ -29,7 +31,8 @@ ERRATUM_PREFIX = "erratum-"
 
 
 class ErratumTitles(SphinxTransform):
-    """Register each erratum box as a label with a title (after the standard domain ran)."""
+    """Register each erratum box as a label with a title (after the standard domain
+    ran)."""
 
     default_priority = 851  # sphinx.transforms.references.SphinxDomains is 850
 
@@ -70,7 +73,8 @@ def locate(env, label: str) -> tuple[str, str] | None:
 
 
 def section_number(env, docname: str, anchor: str) -> tuple[int, ...]:
-    """The number of the innermost numbered section around ``anchor`` ("3.1.2" as a tuple)."""
+    """The number of the innermost numbered section around ``anchor`` ("3.1.2" as a
+    tuple)."""
     numbers = env.toc_secnumbers.get(docname, {})
     doctree = env.get_doctree(docname)
     target = next(
@@ -94,7 +98,8 @@ def _ancestors(node):
 
 
 def chapter_page(env, number: int) -> str | None:
-    """The docname of chapter ``number``'s first page (numbered exactly ``(number,)``)."""
+    """The docname of chapter ``number``'s first page (numbered exactly
+    ``(number,)``)."""
     for docname, numbers in env.toc_secnumbers.items():
         if numbers.get("") == (number,):
             return docname

@@ -1,9 +1,9 @@
 """Drop duplicate <script> entries from every HTML page.
 
 sphinx-thebe registers its inline configuration script once per `env-before-read-docs`
-event, and Jupyter Book fires that event twice, so every page declared `const THEBE_JS_URL`
-twice and the browser reported a SyntaxError. Keeping the first of identical entries fixes it
-without touching the packages.
+event, and Jupyter Book fires that event twice, so every page declared `const
+THEBE_JS_URL` twice and the browser reported a SyntaxError. Keeping the first of
+identical entries fixes it without touching the packages.
 """
 
 

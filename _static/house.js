@@ -23,6 +23,11 @@
  *
  * 4. On a phone the appendix tables (class dr-appendix) show one card per row; each cell
  *    is labelled with its column's header (data-label, used by house.css).
+ *
+ * 5. The phone's drawers. The theme shows the sidebars on a phone as modal dialogs. A tap
+ *    on a link in one closes it, so the reader sees where the link led (the page-contents
+ *    drawer stayed open over most of the screen); and the navigation drawer opens with
+ *    the current page in view (it sat a thousand pixels down a long table of contents).
  */
 (() => {
   "use strict";
@@ -92,6 +97,30 @@
     document.addEventListener("DOMContentLoaded", labelCells);
   } else {
     labelCells();
+  }
+
+  // ------------------------------------------------------------- 5. the phone's drawers
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest("a[href]");
+    const drawer = link && link.closest("dialog[open]");
+    if (drawer && drawer.id.endsWith("-sidebar-modal")) drawer.close();
+  });
+  const showCurrentPage = (drawer) => {
+    const here = Array.from(drawer.querySelectorAll("li.current > a")).pop();
+    if (here) here.scrollIntoView({ block: "center" });
+  };
+  const watchDrawer = () => {
+    const drawer = document.getElementById("pst-primary-sidebar-modal");
+    if (!drawer) return;
+    new MutationObserver(() => drawer.open && showCurrentPage(drawer)).observe(drawer, {
+      attributes: true,
+      attributeFilter: ["open"],
+    });
+  };
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", watchDrawer);
+  } else {
+    watchDrawer();
   }
 
   // ------------------------------------------------------------------- 3. printing

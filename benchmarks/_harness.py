@@ -2,13 +2,14 @@
 
 The machine may be shared, so one comparison interleaves the two implementations (ours,
 reference, reference, ours, ...): a burst of load then slows both sides alike. The ratio
-reported is that of the best runs, which approach the times on a quiet machine; next to it
-stand the ratio of the median runs (typical conditions, steadier when the machine is busy)
-and that of the median CPU times of the process (all threads added up: the work done,
-least sensitive to load, but blind to work spread over several cores). Fast functions get
-many runs, slow ones few: runs continue until both sides have had ``min_repeats`` and the
-comparison has used ``budget`` seconds (or ``max_repeats`` each). Every comparison is
-recorded in ``RESULTS``, which ``run_all.py`` prints as one table at the end.
+reported is that of the best runs, which approach the times on a quiet machine; next to
+it stand the ratio of the median runs (typical conditions, steadier when the machine is
+busy) and that of the median CPU times of the process (all threads added up: the work
+done, least sensitive to load, but blind to work spread over several cores). Fast
+functions get many runs, slow ones few: runs continue until both sides have had
+``min_repeats`` and the comparison has used ``budget`` seconds (or ``max_repeats``
+each). Every comparison is recorded in ``RESULTS``, which ``run_all.py`` prints as one
+table at the end.
 """
 
 import os

@@ -2,16 +2,16 @@
 
 - 512 digits, perplexity 32, tau* = epsilon = 0.5, 300 iterations: ``dr_lib.ClassNeRV``
   (numba kernel, the shared momentum-and-gains descent) against the stress and gradient
-  written with dense numpy arrays and minimised by scipy's L-BFGS for 300 iterations, the
-  way the authors' research code works (BFGS on a numpy stress; that code itself, Zenodo
-  4094851, is not available offline). Both start from the same PCA map.
+  written with dense numpy arrays and minimised by scipy's L-BFGS for 300 iterations,
+  the way the authors' research code works (BFGS on a numpy stress; that code itself,
+  Zenodo 4094851, is not available offline). Both start from the same PCA map.
 - Growth: the calibration of P and one stress-and-gradient evaluation at N = 500, 1,000,
   2,000 and 5,000 MNIST digits (784 pixels), wall and CPU time (all threads). Per
   evaluation the work is O(N^2): every ordered pair once, one exponential each, in
   ``nerv._block_stress_gradient``.
 - N = 5,000 MNIST digits: ``ClassNeRV(perplexity=32).fit`` with its defaults (300
-  iterations, exact stress), wall and CPU time, and the map's T@10, C@10 and kNN gain@10.
-  Target: under a minute on this 2-core machine.
+  iterations, exact stress), wall and CPU time, and the map's T@10, C@10 and kNN
+  gain@10. Target: under a minute on this 2-core machine.
 Run with ``make bench`` or ``python benchmarks/bench_classnerv.py``.
 """
 
@@ -26,7 +26,8 @@ from dr_lib.pca import PCA
 
 
 def _numpy_stress(P, log_P, beta, same, tau_in, tau_out):
-    """The stress and gradient of ClassNeRV with dense numpy arrays (the direct route)."""
+    """The stress and gradient of ClassNeRV with dense numpy arrays (the direct
+    route)."""
     tau = np.where(same, tau_in, tau_out)
     n = len(P)
     off = ~np.eye(n, dtype=bool)

@@ -1,10 +1,11 @@
-"""dr_lib.Isomap against scikit-learn's Isomap on 2,000 swiss-roll points, n_neighbors=10.
+"""dr_lib.Isomap against scikit-learn's Isomap on 2,000 swiss-roll points,
+n_neighbors=10.
 
-Both build the same symmetrised 10-nearest-neighbour graph, run Dijkstra from every point
-and embed the geodesic distances in two dimensions (dr_lib through the classical-MDS step
-of ClassicalMDS, scikit-learn through KernelPCA). dr_lib's Dijkstra (dr_lib._dijkstra)
-splits the sources over the cores; scipy's runs them one after another.
-Run with ``make bench`` or ``python benchmarks/bench_isomap.py``.
+Both build the same symmetrised 10-nearest-neighbour graph, run Dijkstra from every
+point and embed the geodesic distances in two dimensions (dr_lib through the
+classical-MDS step of ClassicalMDS, scikit-learn through KernelPCA). dr_lib's Dijkstra
+(dr_lib._dijkstra) splits the sources over the cores; scipy's runs them one after
+another. Run with ``make bench`` or ``python benchmarks/bench_isomap.py``.
 """
 
 from _harness import compare

@@ -1,10 +1,12 @@
-"""dr_lib.KernelPCA against scikit-learn's KernelPCA: RBF kernel, N = 2000, two components.
+"""dr_lib.KernelPCA against scikit-learn's KernelPCA: RBF kernel, N = 2000, two
+components.
 
-Both fit the same 2,000 points of two noisy concentric circles. scikit-learn runs with its
-exact solver (eigen_solver="dense", the same work as dr_lib: a LAPACK eigendecomposition
-restricted to the top pairs) and with its default ("auto", which picks ARPACK here: a few
-Lanczos iterations, O(N^2) each, instead of an O(N^3) tridiagonalisation).
-Run with ``make bench`` or ``python benchmarks/bench_kernel_pca.py``.
+Both fit the same 2,000 points of two noisy concentric circles. scikit-learn runs with
+its exact solver (eigen_solver="dense", the same work as dr_lib: a LAPACK
+eigendecomposition restricted to the top pairs) and with its default ("auto", which
+picks ARPACK here: a few Lanczos iterations, O(N^2) each, instead of an O(N^3)
+tridiagonalisation). Run with ``make bench`` or
+``python benchmarks/bench_kernel_pca.py``.
 """
 
 from _harness import compare
@@ -17,7 +19,8 @@ N_SAMPLES, GAMMA = 2000, 2.0
 
 
 def main():
-    """Print one line per scikit-learn solver and return the ratios ours / scikit-learn."""
+    """Print one line per scikit-learn solver and return the ratios ours /
+    scikit-learn."""
     X, _ = make_circles(n_samples=N_SAMPLES, factor=0.3, noise=0.05, random_state=0)
     ours = KernelPCA(2, kernel="rbf", gamma=GAMMA)
     ratios = {}

@@ -1,11 +1,13 @@
-"""dr_lib.LaplacianEigenmaps against scikit-learn's SpectralEmbedding: swiss roll, N = 2000.
+"""dr_lib.LaplacianEigenmaps against scikit-learn's SpectralEmbedding: swiss roll, N =
+2000.
 
 Both build a 10-nearest-neighbour graph from the raw points and take the two smallest
-non-trivial generalised eigenvectors of L f = λ D f by shift-invert ARPACK on the symmetric
-normalised Laplacian. The affinities differ slightly (dr_lib: heat-kernel weights on the
-OR-symmetrised graph; scikit-learn: 1 and 1/2 on a graph that counts each point as its own
-first neighbour), which changes no cost. A second line times the eigen-solve alone on one
-shared affinity matrix (scikit-learn with affinity="precomputed").
+non-trivial generalised eigenvectors of L f = λ D f by shift-invert ARPACK on the
+symmetric normalised Laplacian. The affinities differ slightly (dr_lib: heat-kernel
+weights on the OR-symmetrised graph; scikit-learn: 1 and 1/2 on a graph that counts each
+point as its own first neighbour), which changes no cost. A second line times the
+eigen-solve alone on one shared affinity matrix (scikit-learn with
+affinity="precomputed").
 Run with ``make bench`` or ``python benchmarks/bench_laplacian_eigenmaps.py``.
 """
 

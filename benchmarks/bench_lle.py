@@ -1,9 +1,9 @@
 """dr_lib.LocallyLinearEmbedding against scikit-learn's, every method, N = 2000.
 
 Both embed the same 2,000 swiss-roll points in two dimensions with n_neighbors = 12.
-scikit-learn runs with its default eigen_solver="auto" (ARPACK in shift-invert mode at this
-size, as dr_lib) and a fixed random_state. dr_lib assembles M from dense local blocks in one
-sparse call and computes the barycenter weights in one batched solve.
+scikit-learn runs with its default eigen_solver="auto" (ARPACK in shift-invert mode at
+this size, as dr_lib) and a fixed random_state. dr_lib assembles M from dense local
+blocks in one sparse call and computes the barycenter weights in one batched solve.
 Run with ``make bench`` or ``python benchmarks/bench_lle.py``.
 """
 

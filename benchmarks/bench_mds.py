@@ -1,8 +1,8 @@
 """dr_lib.ClassicalMDS against scikit-learn's ClassicalMDS at N = 2000, two components.
 
-Both embed the same precomputed Euclidean distances of 2,000 swiss-roll points. scikit-learn
-computes every eigenpair of B; dr_lib computes the top two (Lanczos) plus the smallest
-eigenvalue (Lanczos), which it reports as ``smallest_eigenvalue_``.
+Both embed the same precomputed Euclidean distances of 2,000 swiss-roll points.
+scikit-learn computes every eigenpair of B; dr_lib computes the top two (Lanczos) plus
+the smallest eigenvalue (Lanczos), which it reports as ``smallest_eigenvalue_``.
 Run with ``make bench`` or ``python benchmarks/bench_mds.py``.
 """
 

@@ -1,18 +1,19 @@
 """dr_lib's metric learners against their references, side by side.
 
-- NCA: digits (1,797 x 64) -> 2 against scikit-learn's NeighborhoodComponentsAnalysis with
-  the same start (scikit-learn's PCA directions) and the same L-BFGS settings. The objective
-  is not convex and the two codes round differently, so with a tolerance their L-BFGS runs
-  can stop after different numbers of iterations; the first line runs both for exactly 50
-  iterations (tol=1e-12), the second with the defaults (iterations printed).
+- NCA: digits (1,797 x 64) -> 2 against scikit-learn's NeighborhoodComponentsAnalysis
+  with the same start (scikit-learn's PCA directions) and the same L-BFGS settings. The
+  objective is not convex and the two codes round differently, so with a tolerance their
+  L-BFGS runs can stop after different numbers of iterations; the first line runs both
+  for exactly 50 iterations (tol=1e-12), the second with the defaults (iterations
+  printed).
 - LDA: scikit-learn's LinearDiscriminantAnalysis(solver="eigen") on wine and on 20,000
   samples of 100 features in 10 classes.
-- MMC: the must-link/cannot-link problem [W] 式(10.39) on standardised wine with 300 pairs
-  of each kind, against cvxpy + SCS on the same pairs (problem construction included). The
-  optimum is compared as f / g^2, the must-link sum after rescaling M so that the
-  cannot-link distances sum to one (a solver's matrix is first projected onto the PSD
-  cone), with SCS and with Clarabel (interior point, the more accurate reference). A
-  negative difference means dr_lib found the lower, i.e. better, value.
+- MMC: the must-link/cannot-link problem [W] 式(10.39) on standardised wine with 300
+  pairs of each kind, against cvxpy + SCS on the same pairs (problem construction
+  included). The optimum is compared as f / g^2, the must-link sum after rescaling M so
+  that the cannot-link distances sum to one (a solver's matrix is first projected onto
+  the PSD cone), with SCS and with Clarabel (interior point, the more accurate
+  reference). A negative difference means dr_lib found the lower, i.e. better, value.
 Run with ``make bench`` or ``python benchmarks/bench_metric_learning.py``.
 """
 

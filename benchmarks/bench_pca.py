@@ -1,11 +1,12 @@
-"""dr_lib.PCA against scikit-learn's PCA: MNIST-5k (5,000 x 784) and a tall 50,000 x 100.
+"""dr_lib.PCA against scikit-learn's PCA: MNIST-5k (5,000 x 784) and a tall 50,000 x
+100.
 
 Each dr_lib route is timed against the scikit-learn solver that does the same work
 ("eigh" vs svd_solver="covariance_eigh", "svd" vs svd_solver="full"), and both against
-scikit-learn's default ("auto", which picks a randomized SVD for 50 components of MNIST).
-The tall matrix is the case covariance_eigh is made for (many more samples than features):
-there, forming XᵀX − N x̄x̄ᵀ instead of centring a copy of X saves most. Every timing is
-``fit_transform``.
+scikit-learn's default ("auto", which picks a randomized SVD for 50 components of
+MNIST). The tall matrix is the case covariance_eigh is made for (many more samples than
+features): there, forming XᵀX − N x̄x̄ᵀ instead of centring a copy of X saves most. Every
+timing is ``fit_transform``.
 Run with ``make bench`` or ``python benchmarks/bench_pca.py``.
 """
 

@@ -58,7 +58,8 @@ BLOCK = 50  # iterations per timed block in the scaling runs
 
 
 def dataset(n):
-    """MNIST (PCA-50) up to 5,000 points, else 50-D blobs in 10 clusters; (X, y, name)."""
+    """MNIST (PCA-50) up to 5,000 points, else 50-D blobs in 10 clusters; (X, y,
+    name)."""
     if n <= 5000:
         X, y = datasets.mnist_subset(n // 10)
         return PCA(50).fit_transform(X), y, f"MNIST-{n // 1000}k PCA-50"
@@ -138,7 +139,8 @@ def quality(X, y, Z, P):
 
 
 def ratios(sizes=RATIO_SIZES, repeats=2, max_iter=MAX_ITER, only=None):
-    """Interleaved whole fits at every N; rows for the store, pairs in _harness.RESULTS."""
+    """Interleaved whole fits at every N; rows for the store, pairs in
+    _harness.RESULTS."""
     rows = []
     for n in sizes:
         X, y, name = dataset(n)
@@ -182,8 +184,9 @@ def ratios(sizes=RATIO_SIZES, repeats=2, max_iter=MAX_ITER, only=None):
 
 def _quality_lines(rows):
     return "\n".join(
-        f"    {row['implementation']:24s} best {row['best_s']:7.1f} s  KL {row['kl']:.4f}"
-        f"  T(10) {row['trustworthiness']:.4f}  1-NN {row['knn_accuracy']:.4f}"
+        f"    {row['implementation']:24s} best {row['best_s']:7.1f} s  KL "
+        f"{row['kl']:.4f}  T(10) {row['trustworthiness']:.4f}  1-NN "
+        f"{row['knn_accuracy']:.4f}"
         for row in rows
     )
 
@@ -192,7 +195,8 @@ def _quality_lines(rows):
 
 
 def one_fit(method, n, max_iter):
-    """Fit once in this process; time every block of iterations; a dict for the store."""
+    """Fit once in this process; time every block of iterations; a dict for the
+    store."""
     X, _, name = dataset(n)
     blocks = []
     plain = tsne.gradient_descent
@@ -244,7 +248,8 @@ def _peak_rss_mb():
 
 
 def _in_fresh_process(args, env=None):
-    """Run this script with ``args`` in a new interpreter; its last stdout line as JSON."""
+    """Run this script with ``args`` in a new interpreter; its last stdout line as
+    JSON."""
     out = subprocess.run(
         [sys.executable, __file__, *args],
         check=True,
@@ -352,7 +357,8 @@ def _best_of(function, repeats):
 
 
 def jit_times():
-    """A small fit per method in fresh processes: empty numba cache, then filled cache."""
+    """A small fit per method in fresh processes: empty numba cache, then filled
+    cache."""
     rows = []
     with tempfile.TemporaryDirectory() as cache:
         for state in ("cold (empty cache: compiles)", "cached"):
@@ -363,7 +369,8 @@ def jit_times():
 
 
 def jit_probe():
-    """Seconds of the first small fit of each method in this process (import included)."""
+    """Seconds of the first small fit of each method in this process (import
+    included)."""
     out = {}
     X, _ = make_blobs(300, n_features=10, random_state=0)
     for method in ("barnes_hut", "fft"):

@@ -1,4 +1,5 @@
-"""Run every benchmark in one process, then print all ratios in one table (``make bench``).
+"""Run every benchmark in one process, then print all ratios in one table
+(``make bench``).
 
 Each ``bench_*.py`` has a ``main()``; this script imports them in alphabetical order,
 runs them, and prints the table of ``_harness.RESULTS`` with the machine's load before
@@ -21,9 +22,9 @@ def main():
         importlib.import_module(path.stem).main()
     print(f"\nAfter: {_harness.load_average()}")
     print(
-        "\nEvery ratio dr_lib / reference (< 1: dr_lib is faster), from interleaved runs:"
-        "\nratio = of the best runs, median = of the median runs, CPU = of the median"
-        "\nCPU times of the process."
+        "\nEvery ratio dr_lib / reference (< 1: dr_lib is faster), from interleaved "
+        "runs:\nratio = of the best runs, median = of the median runs, CPU = of the "
+        "median\nCPU times of the process."
     )
     print(_harness.table())
 

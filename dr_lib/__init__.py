@@ -1,7 +1,8 @@
 """dr_lib: dimensionality reduction, derived, checked and run.
 
 The library behind the executable book. Submodules are loaded on first use, so that
-``import dr_lib`` stays fast and pulls in neither PyTorch nor matplotlib, sympy or pandas::
+``import dr_lib`` stays fast and pulls in neither PyTorch nor matplotlib, sympy or
+pandas::
 
     from dr_lib import datasets, plotting, symbolic
 

@@ -44,7 +44,8 @@ __all__ = [
 
 LOG_VARIABLE = "DR_BOOK_CHECK_LOG"
 NOTEBOOK_VARIABLE = "DR_BOOK_NOTEBOOK"
-#: The code cell being run (counted from 0, as nbval does), set in the kernel by the harness.
+#: The code cell being run (counted from 0, as nbval does), set in the kernel by the
+#: harness.
 CELL_VARIABLE = "DR_BOOK_CELL"
 
 #: Frames from these folders are library code, never the place a check was called from.
@@ -60,7 +61,8 @@ _LIBRARY_FOLDERS = tuple(
 
 
 def enabled():
-    """Whether checks are being recorded (``DR_BOOK_CHECK_LOG`` is set and not empty)."""
+    """Whether checks are being recorded (``DR_BOOK_CHECK_LOG`` is set and not
+    empty)."""
     return bool(os.environ.get(LOG_VARIABLE))
 
 
@@ -75,9 +77,9 @@ def call_site():
     """Where the check was called: the outermost frame outside the libraries.
 
     In a notebook that is the cell's own top-level line, so a check in a loop, or in a
-    helper the cell defines and calls, has one site however often it runs. Returns a short
-    string: ``"cell 14, line 6"`` when the harness numbers the cells (``DR_BOOK_CELL``),
-    else ``"file.py:6"``.
+    helper the cell defines and calls, has one site however often it runs. Returns a
+    short string: ``"cell 14, line 6"`` when the harness numbers the cells
+    (``DR_BOOK_CELL``), else ``"file.py:6"``.
     """
     frame = sys._getframe(1)
     outermost = None
@@ -94,7 +96,8 @@ def call_site():
 
 
 def fraction_of_tolerance(a, b, rtol, atol):
-    """max over entries of |a − b| / (atol + rtol·|b|): how much of the tolerance is used.
+    """max over entries of |a − b| / (atol + rtol·|b|): how much of the tolerance is
+    used.
 
     At most 1 exactly when ``numpy.allclose(a, b, rtol, atol)`` passes: equal entries
     (infinities too) use nothing; a difference against a zero tolerance, or a NaN, uses

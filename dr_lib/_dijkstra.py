@@ -1,11 +1,12 @@
-"""Dijkstra's algorithm from every vertex of a sparse graph, in numba, sources in parallel.
+"""Dijkstra's algorithm from every vertex of a sparse graph, in numba, sources in
+parallel.
 
-Step 2 of Isomap ([T] §10.4, [W] §10.5) needs the shortest-path length between every pair
-of vertices of the neighbour graph. SciPy's ``csgraph.dijkstra`` does it in one thread and
-holds the GIL, so threads cannot share its sources; here each source is an independent
-search and the sources are split over numba's threads. The priority queue is a binary heap
-of (tentative distance, vertex) with lazy deletion: a vertex may be pushed once per
-improvement and is settled the first time it is popped. See book/04_isomap.
+Step 2 of Isomap ([T] §10.4, [W] §10.5) needs the shortest-path length between every
+pair of vertices of the neighbour graph. SciPy's ``csgraph.dijkstra`` does it in one
+thread and holds the GIL, so threads cannot share its sources; here each source is an
+independent search and the sources are split over numba's threads. The priority queue is
+a binary heap of (tentative distance, vertex) with lazy deletion: a vertex may be pushed
+once per improvement and is settled the first time it is popped. See book/04_isomap.
 """
 
 import numpy as np
@@ -41,7 +42,8 @@ def _push(keys, nodes, size, key, node):
 
 @njit(cache=True, inline="always")
 def _pop_into_root(keys, nodes, size):
-    """Remove the root (read it first) by sifting the last entry down; return the size."""
+    """Remove the root (read it first) by sifting the last entry down; return the
+    size."""
     size -= 1
     key, node = keys[size], nodes[size]
     position = 0
@@ -98,9 +100,10 @@ def _all_sources(indptr, neighbours, lengths, out):
 def all_sources(indptr, neighbours, lengths, n):
     """The ``(n, n)`` shortest-path lengths of a graph given by its CSR arrays.
 
-    Row i holds the lengths from vertex i, ``inf`` for vertices it cannot reach. Edges are
-    followed in the direction stored (row to column); an edge stored several times counts
-    with its shortest length. Lengths must be non-negative (the caller validates them).
+    Row i holds the lengths from vertex i, ``inf`` for vertices it cannot reach. Edges
+    are followed in the direction stored (row to column); an edge stored several times
+    counts with its shortest length. Lengths must be non-negative (the caller validates
+    them).
 
     Parameters
     ----------

@@ -1,10 +1,11 @@
-"""The one optimiser of the neighbour embeddings: gradient descent with momentum and gains.
+"""The one optimiser of the neighbour embeddings: gradient descent with momentum and
+gains.
 
 SNE, t-SNE (book/07_sne_tsne) and NeRV/ClassNeRV (book/08_nerv_classnerv) differ only in
 the cost; each hands this module a function that returns the gradient of its cost at the
-current map (and, when asked, the cost). The schedule is a list of :class:`Phase` objects,
-e.g. t-SNE's 250 iterations of early exaggeration with momentum 0.5, then the rest with
-momentum 0.8.
+current map (and, when asked, the cost). The schedule is a list of :class:`Phase`
+objects, e.g. t-SNE's 250 iterations of early exaggeration with momentum 0.5, then the
+rest with momentum 0.8.
 
 Each iteration, for every coordinate (van der Maaten & Hinton 2008; Jacobs 1988):
 
@@ -14,8 +15,9 @@ Each iteration, for every coordinate (van der Maaten & Hinton 2008; Jacobs 1988)
     z     <- z + step     (optionally: every point's step clipped to ``max_step``;
                            the map recentred on the origin)
 
-A step and a gradient of opposite signs mean the last step went downhill and the slope has
-not turned: the gain grows. Equal signs mean the last step overshot: the gain shrinks.
+A step and a gradient of opposite signs mean the last step went downhill and the slope
+has not turned: the gain grows. Equal signs mean the last step overshot: the gain
+shrinks.
 """
 
 from dataclasses import dataclass, field
@@ -105,7 +107,8 @@ def gradient_descent(
     verbose=False,
     desc="gradient descent",
 ):
-    """Minimise a cost over the map ``Z`` by momentum gradient descent with adaptive gains.
+    """Minimise a cost over the map ``Z`` by momentum gradient descent with adaptive
+    gains.
 
     Parameters
     ----------
@@ -125,13 +128,14 @@ def gradient_descent(
         still runs, since it changes the cost (an exaggerated phase that has settled is
         followed by the plain one).
     min_radius : float, default=0.0
-        The smallest RMS distance of the points from their mean at which a small gradient
-        counts as convergence: the width of the cost's kernel (one unit for SNE and t-SNE,
-        one bandwidth for NeRV). All points at one place is a stationary point of every
-        neighbour-embedding cost, and near it the gradient is linear in the map, so a map
-        much smaller than its kernel has a tiny gradient whatever the cost still has to
-        gain (a flat 10 x 10 grid shrank to 1e-7 under early exaggeration, and an absolute
-        threshold stopped t-SNE there; book/07_sne_tsne). 0: no such condition.
+        The smallest RMS distance of the points from their mean at which a small
+        gradient counts as convergence: the width of the cost's kernel (one unit for SNE
+        and t-SNE, one bandwidth for NeRV). All points at one place is a stationary
+        point of every neighbour-embedding cost, and near it the gradient is linear in
+        the map, so a map much smaller than its kernel has a tiny gradient whatever the
+        cost still has to gain (a flat 10 x 10 grid shrank to 1e-7 under early
+        exaggeration, and an absolute threshold stopped t-SNE there; book/07_sne_tsne).
+        0: no such condition.
     cost_every : int, default=50
         Record the cost every this many iterations (and show it on the progress bar).
     recentre : bool, default=True
@@ -189,10 +193,10 @@ def gradient_descent(
 def _frobenius_norm(grad):
     """sqrt(sum of squares) of the gradient, in one sequential pass.
 
-    Not ``np.vdot``: OpenBLAS splits a long dot product over threads, which keep spinning
-    after the call and take the cores from numba's threads in the next gradient. On 2
-    cores that made the FFT t-SNE fit of 20,000 points about 1.8 times slower
-    (book/07_sne_tsne, "t-SNE in practice").
+    Not ``np.vdot``: OpenBLAS splits a long dot product over threads, which keep
+    spinning after the call and take the cores from numba's threads in the next
+    gradient. On 2 cores that made the FFT t-SNE fit of 20,000 points about 1.8 times
+    slower (book/07_sne_tsne, "t-SNE in practice").
     """
     total = 0.0
     for i in range(grad.shape[0]):

@@ -1,11 +1,12 @@
 """The attractive half of the t-SNE gradient over a sparse P, in numba.
 
-With a sparse joint P (the nearest neighbours only, ``dr_lib.sne.joint_probabilities(...,
-method="knn")``) the attraction sum_j p_ij w_ij^(1/alpha) (z_i - z_j) runs over the stored
-entries of row i: O(N k) work, split over rows in parallel. The same pass gives the one
-P-dependent term of the cost, sum_ij p_ij log w_ij. The kernel is that of
-``dr_lib.sne.student_t_kernel``; ``kernel_and_force`` is shared with the Barnes–Hut and FFT
-modules. See book/07_sne_tsne, section "Making it fast".
+With a sparse joint P (the nearest neighbours only,
+``dr_lib.sne.joint_probabilities(..., method="knn")``) the attraction sum_j p_ij
+w_ij^(1/alpha) (z_i - z_j) runs over the stored entries of row i: O(N k) work, split
+over rows in parallel. The same pass gives the one P-dependent term of the cost, sum_ij
+p_ij log w_ij. The kernel is that of ``dr_lib.sne.student_t_kernel``;
+``kernel_and_force`` is shared with the Barnes–Hut and FFT modules. See
+book/07_sne_tsne, section "Making it fast".
 """
 
 import numpy as np
@@ -30,7 +31,8 @@ def kernel_and_force(d2, dof):
 
 @njit(cache=True, inline="always")
 def log_kernel(d2, dof):
-    """log w at squared distance d2, without underflow for the Gaussian (log w = -d2)."""
+    """log w at squared distance d2, without underflow for the Gaussian (log w =
+    -d2)."""
     if dof == np.inf:
         return -d2
     return -dof * np.log1p(d2 / dof)
@@ -86,7 +88,8 @@ def attractive_forces(P, Z, dof, reference=None):
     Z : ndarray of shape (n, d), float64, C-contiguous
     dof : float
     reference : ndarray of shape (n_reference, d), optional
-        The points z_j (a fixed map when new points are placed); ``Z`` itself by default.
+        The points z_j (a fixed map when new points are placed); ``Z`` itself by
+        default.
 
     Returns
     -------
@@ -112,7 +115,8 @@ def _row_p_log_w(indptr, indices, data, Z, reference, dof, out):
 def sum_p_log_w(P, Z, dof, reference=None):
     """sum_ij p_ij log w_ij over the stored entries of P, row by row.
 
-    With sum_ij p_ij = 1, KL(P || Q) = sum p log p - sum p log w + log sum_{k != l} w_kl.
+    With sum_ij p_ij = 1, KL(P || Q) = sum p log p - sum p log w + log sum_{k != l}
+    w_kl.
 
     Returns
     -------

@@ -1,21 +1,22 @@
 """Barnes–Hut approximation of the repulsive half of the t-SNE gradient, in numba.
 
 The map points go into a 2^d-tree (a binary tree for a 1-D map, a quadtree in 2-D, an
-octree in 3-D): the root cell is the bounding cube of the points, and a cell that holds two
-points at different places is split into 2^d children of half its side. Every cell keeps the
-number of points under it and their centre of mass.
+octree in 3-D): the root cell is the bounding cube of the points, and a cell that holds
+two points at different places is split into 2^d children of half its side. Every cell
+keeps the number of points under it and their centre of mass.
 
 The repulsion on point i needs, over all j != i, the sums
 
-    s_i = sum_j w_ij                         (their total is the normalisation Z of q_ij)
-    r_i = sum_j w_ij w_ij^(1/alpha) (z_i - z_j)
+    s_i = sum_j w_ij                         (their total is the normalisation Z of
+    q_ij) r_i = sum_j w_ij w_ij^(1/alpha) (z_i - z_j)
 
 A walk from the root adds a whole cell as if its n_c points sat at their centre of mass
-whenever the cell looks small from z_i, side / distance < theta (van der Maaten 2014), and
-opens it otherwise; leaves are always added. theta = 0 opens every cell: the sums are then
-exact. Points at the same place share a leaf (duplicates are allowed). The tree is built
-sequentially, O(N log N); the walks run in parallel, one point per task, each writing only
-its own row, so the result does not depend on the number of threads. See book/07_sne_tsne.
+whenever the cell looks small from z_i, side / distance < theta (van der Maaten 2014),
+and opens it otherwise; leaves are always added. theta = 0 opens every cell: the sums
+are then exact. Points at the same place share a leaf (duplicates are allowed). The tree
+is built sequentially, O(N log N); the walks run in parallel, one point per task, each
+writing only its own row, so the result does not depend on the number of threads. See
+book/07_sne_tsne.
 """
 
 import numpy as np
@@ -43,7 +44,8 @@ def _grow(a, capacity):
 
 @njit(cache=True)
 def _child_of(z, centre):
-    """Index (0 .. 2^d - 1) of the child cell of a cell with this centre that holds z."""
+    """Index (0 .. 2^d - 1) of the child cell of a cell with this centre that holds
+    z."""
     c = 0
     for k in range(z.shape[0]):
         if z[k] >= centre[k]:
@@ -65,8 +67,8 @@ def morton_order(Z):
 
     Each coordinate is scaled to a 20-bit integer over the bounding cube and the bits of
     the coordinates are interleaved; sorting by that key walks the cells of the tree in
-    depth-first order. Inserting and walking the points in this order keeps the cells that
-    consecutive points touch in cache.
+    depth-first order. Inserting and walking the points in this order keeps the cells
+    that consecutive points touch in cache.
     """
     n, d = Z.shape
     bits = 20
@@ -164,9 +166,9 @@ def _build(Z, order):
 
 
 class Tree:
-    """A built 2^d-tree: per cell its first child (-1 for a leaf), half side, point count
-    and centre of mass. Cell 0 is the root; the children of a cell are consecutive.
-    ``order`` is the Morton order in which the points were inserted."""
+    """A built 2^d-tree: per cell its first child (-1 for a leaf), half side, point
+    count and centre of mass. Cell 0 is the root; the children of a cell are
+    consecutive. ``order`` is the Morton order in which the points were inserted."""
 
     def __init__(self, first_child, half, count, centre_of_mass, order):
         self.first_child = first_child
@@ -200,8 +202,9 @@ def _coordinate(A, row, k, d):
 
 @njit(cache=True, parallel=True)
 def _walk(first_child, half, count, com, Zq, order, theta, dof, r, s):
-    # Coordinates are held in three scalars (0 for missing axes) rather than small arrays,
-    # so that they stay in registers; for d = 2 this halves the time of the walk.
+    # Coordinates are held in three scalars (0 for missing axes) rather than small
+    # arrays, so that they stay in registers; for d = 2 this halves the time of the
+    # walk.
     n, d = Zq.shape
     n_children = 1 << d
     n_chunks = (n + WALK_CHUNK - 1) // WALK_CHUNK
@@ -265,8 +268,8 @@ def repulsion(tree, Z, theta, dof, *, in_tree=True):
     dof : float
         Degrees of freedom of the kernel (``np.inf``: Gaussian).
     in_tree : bool, default=True
-        Whether every row of ``Z`` is itself in the tree; its own term (w = 1 at distance
-        0, no force) is then removed from s_i.
+        Whether every row of ``Z`` is itself in the tree; its own term (w = 1 at
+        distance 0, no force) is then removed from s_i.
 
     Returns
     -------

@@ -1,38 +1,39 @@
-"""FFT-accelerated interpolation of the repulsive half of the t-SNE gradient (1-D, 2-D maps).
+"""FFT-accelerated interpolation of the repulsive half of the t-SNE gradient (1-D, 2-D
+maps).
 
-Linderman et al. (2019) replace the N^2 kernel sums by three cheap steps on an equispaced
-grid:
+Linderman et al. (2019) replace the N^2 kernel sums by three cheap steps on an
+equispaced grid:
 
-1. *Spread.* The bounding box of the map is cut into ``n_boxes`` equal intervals per axis,
-   each with ``p`` equispaced nodes at (k + 1/2) / p of its width (``p = 3``). Together the
-   nodes form one equispaced grid of m = n_boxes p nodes per axis, spacing h. Each point
-   spreads its charges (1 and its coordinates) onto the p^d nodes of its own interval with
-   the Lagrange basis polynomials of those nodes.
-2. *Convolve.* The kernel between two nodes depends only on their offset, so the node sums
-   are a discrete convolution; embedded in a symmetric circulant of even length
-   L >= 2m - 2 per axis it becomes a product of FFTs (``scipy.fft``). The circulant is
+1. *Spread.* The bounding box of the map is cut into ``n_boxes`` equal intervals per
+   axis, each with ``p`` equispaced nodes at (k + 1/2) / p of its width (``p = 3``).
+   Together the nodes form one equispaced grid of m = n_boxes p nodes per axis, spacing
+   h. Each point spreads its charges (1 and its coordinates) onto the p^d nodes of its
+   own interval with the Lagrange basis polynomials of those nodes.
+2. *Convolve.* The kernel between two nodes depends only on their offset, so the node
+   sums are a discrete convolution; embedded in a symmetric circulant of even length L
+   >= 2m - 2 per axis it becomes a product of FFTs (``scipy.fft``). The circulant is
    symmetric, so its spectrum is real: a DCT-I of the m' = L/2 + 1 kernel values.
 3. *Interpolate back.* The node potentials are interpolated to each point with the same
    weights.
 
-With w = (1 + d^2/alpha)^(-alpha) convolved with the charge 1, and w w^(1/alpha) with the
-charges 1 and z_j, the points get s_i = sum_j w_ij and
+With w = (1 + d^2/alpha)^(-alpha) convolved with the charge 1, and w w^(1/alpha) with
+the charges 1 and z_j, the points get s_i = sum_j w_ij and
 r_i = sum_j w_ij w_ij^(1/alpha) (z_i - z_j) = z_i sum_j (...) - sum_j (...) z_j, as in
 ``_tsne_bh``.
 
-**The bounded grid.** openTSNE and FIt-SNE use one interval per unit of the map's span (at
-least 50), so the grid, and the time per iteration, grows with the square of the span in
-2-D. Here the number of intervals stops at ``MAX_INTERVALS``. Beyond that, an interval is
-wider than the kernel (one unit), where polynomial interpolation of the kernel fails between
-nearby points; so, in that regime, the pairs of points in the same or adjacent intervals
-(the 3^d boxes around a point's box) are summed exactly, and the grid's own contribution
-between those boxes is subtracted node by node. Only well-separated boxes interact through
-the grid, where the kernel is smooth. For a given N the cost then stays flat while the map
-expands. It is no longer O(N): the near field (on once a map is wider than 25 units, where
-``MIN_INTERVALS`` intervals are wider than ``NEAR_FIELD_WIDTH``) holds a fixed fraction of
-all pairs for a given grid, about 9 / n_boxes^2 in 2-D for points spread evenly, and with
-at most ``MAX_INTERVALS`` intervals that fraction stops shrinking: the near field grows as
-N^2 and dominates at large N.
+**The bounded grid.** openTSNE and FIt-SNE use one interval per unit of the map's span
+(at least 50), so the grid, and the time per iteration, grows with the square of the
+span in 2-D. Here the number of intervals stops at ``MAX_INTERVALS``. Beyond that, an
+interval is wider than the kernel (one unit), where polynomial interpolation of the
+kernel fails between nearby points; so, in that regime, the pairs of points in the same
+or adjacent intervals (the 3^d boxes around a point's box) are summed exactly, and the
+grid's own contribution between those boxes is subtracted node by node. Only
+well-separated boxes interact through the grid, where the kernel is smooth. For a given
+N the cost then stays flat while the map expands. It is no longer O(N): the near field
+(on once a map is wider than 25 units, where ``MIN_INTERVALS`` intervals are wider than
+``NEAR_FIELD_WIDTH``) holds a fixed fraction of all pairs for a given grid, about 9 /
+n_boxes^2 in 2-D for points spread evenly, and with at most ``MAX_INTERVALS`` intervals
+that fraction stops shrinking: the near field grows as N^2 and dominates at large N.
 
 The per-point interpolation steps are cheap and sequential; the near field runs in
 parallel over points and boxes, each task writing only its own output (deterministic).
@@ -60,7 +61,8 @@ __all__ = [
 N_INTERPOLATION_POINTS = 3
 #: Fewest intervals per axis, however small the map.
 MIN_INTERVALS = 50
-#: Most intervals per axis, however large the map (the bound on the grid), by map dimension.
+#: Most intervals per axis, however large the map (the bound on the grid), by map
+#: dimension.
 MAX_INTERVALS = {1: 1000, 2: 80}
 #: Intervals wider than this (in map units, where the kernel falls to 1/2 at distance 1)
 #: get the exact near field: the interpolation error of the kernel between adjacent
@@ -179,7 +181,8 @@ def _lagrange_nodes(p):
 
 @njit(cache=True)
 def _weights(Z, lower, box_width, n_boxes, p, first, weights):
-    """For every point and axis: the first node of its interval and the p Lagrange weights."""
+    """For every point and axis: the first node of its interval and the p Lagrange
+    weights."""
     n, d = Z.shape
     nodes, den = _lagrange_nodes(p)
     for i in range(n):
@@ -198,7 +201,8 @@ def _weights(Z, lower, box_width, n_boxes, p, first, weights):
 
 @njit(cache=True)
 def _spread(first, weights, charges, row_length, out):
-    """Add every point's charges onto the nodes of its interval (``out``: channels x nodes)."""
+    """Add every point's charges onto the nodes of its interval (``out``: channels x
+    nodes)."""
     n, d = first.shape
     p = weights.shape[2]
     n_channels = charges.shape[1]
@@ -249,7 +253,8 @@ def _kernel_tables(offsets_sq, dof):
 
 
 def _offsets_sq(n, spacing, d):
-    """Squared distances of node offsets 0..n-1 per axis (a vector, or an n x n table)."""
+    """Squared distances of node offsets 0..n-1 per axis (a vector, or an n x n
+    table)."""
     sq = (np.arange(n) * spacing) ** 2
     return sq if d == 1 else sq[:, None] + sq[None, :]
 
@@ -296,7 +301,8 @@ def _convolve(charges, grid, d, dof):
 
 @njit(cache=True)
 def _box_of_points(first, p, n_boxes):
-    """Counting sort of the points by box: the box of each point, the order, box starts."""
+    """Counting sort of the points by box: the box of each point, the order, box
+    starts."""
     n, d = first.shape
     n_cells = n_boxes if d == 1 else n_boxes * n_boxes
     box = np.zeros(n, dtype=np.int64)
@@ -318,7 +324,8 @@ def _box_of_points(first, p, n_boxes):
 
 @njit(cache=True)
 def _neighbour_box(box, offset, n_boxes, d):
-    """The box at ``offset`` (base-3 digits: -1, 0, +1 per axis) from ``box``; -1 outside."""
+    """The box at ``offset`` (base-3 digits: -1, 0, +1 per axis) from ``box``; -1
+    outside."""
     if d == 1:
         other = box + offset - 1
         return other if 0 <= other < n_boxes else -1
@@ -331,7 +338,8 @@ def _neighbour_box(box, offset, n_boxes, d):
 
 @njit(cache=True, parallel=True)
 def _near_exact(Z, box, order, starts, n_boxes, dof, out):
-    """Exact s_i (column 0) and r_i (columns 1..d) over the 3^d boxes around each point's.
+    """Exact s_i (column 0) and r_i (columns 1..d) over the 3^d boxes around each
+    point's.
 
     The coordinates are first copied in box order, so the points of a box are contiguous
     in memory; a 2-D map keeps its sums in scalars (as ``_tsne_attraction``).
@@ -387,10 +395,11 @@ def _near_blocks(grid, d, dof):
 def _near_on_grid(charges, force, w, local, starts, n_boxes, p, row_length, out):
     """What the grid convolution adds between neighbouring boxes, at the occupied boxes.
 
-    ``out`` (channels + 1 x nodes) receives, for each node of a box holding points, the sum
-    over the nodes of the 3^d boxes around it of kernel x charge; subtracting it leaves the
-    far field. Charges are channels 0..d; the extra output channel is w with charge 0.
-    Each source node's charges are read once and each box is summed in a local buffer.
+    ``out`` (channels + 1 x nodes) receives, for each node of a box holding points, the
+    sum over the nodes of the 3^d boxes around it of kernel x charge; subtracting it
+    leaves the far field. Charges are channels 0..d; the extra output channel is w with
+    charge 0. Each source node's charges are read once and each box is summed in a local
+    buffer.
     """
     n_channels = charges.shape[0]
     n_local = local.shape[0]
@@ -433,7 +442,8 @@ def _box_base(box, n_boxes, p, row_length, d):
 
 
 def repulsion(Z, dof, grid=None):
-    """Interpolated sums s_i = sum_j w_ij and r_i = sum_j w_ij w_ij^(1/alpha) (z_i - z_j).
+    """Interpolated sums s_i = sum_j w_ij and r_i = sum_j w_ij w_ij^(1/alpha) (z_i -
+    z_j).
 
     Parameters
     ----------

@@ -3,15 +3,16 @@
 Every check raises a :class:`ValueError` whose message names the parameter, shows the
 offending value and says how to fix it, e.g.::
 
-    n_neighbors=200 must be smaller than the number of samples (150); pass n_neighbors < 150.
+    n_neighbors=200 must be smaller than the number of samples (150);
+    pass n_neighbors < 150.
 
 Some messages also carry the phrase that scikit-learn's estimator checks look for
 ("Reshape your data", "Complex data not supported", "0 feature(s) (shape=...) while a
-minimum of 1 is required", "X has 3 features, but PCA is expecting 4 features as input"),
-so that dr_lib's estimators pass ``sklearn.utils.estimator_checks`` with dr_lib's own
-messages. Entries that are not numbers raise :class:`DataTypeError`, which is both a
-``TypeError`` (as Python and scikit-learn raise for a wrong type) and a ``ValueError`` (as
-every other dr_lib input error).
+minimum of 1 is required", "X has 3 features, but PCA is expecting 4 features as
+input"), so that dr_lib's estimators pass ``sklearn.utils.estimator_checks`` with
+dr_lib's own messages. Entries that are not numbers raise :class:`DataTypeError`, which
+is both a ``TypeError`` (as Python and scikit-learn raise for a wrong type) and a
+``ValueError`` (as every other dr_lib input error).
 
 Randomness is not handled here: estimators call :func:`sklearn.utils.check_random_state`
 directly.
@@ -63,10 +64,11 @@ _NUMERIC_KINDS = "biuf"
 
 
 class DataTypeError(TypeError, ValueError):
-    """Entries that are not numbers (text, dictionaries, complex values, a sparse matrix).
+    """Entries that are not numbers (text, dictionaries, complex values, a sparse
+    matrix).
 
-    A ``TypeError`` by nature and a ``ValueError`` by dr_lib's contract (every input error
-    is one), so ``except ValueError`` and ``except TypeError`` both catch it.
+    A ``TypeError`` by nature and a ``ValueError`` by dr_lib's contract (every input
+    error is one), so ``except ValueError`` and ``except TypeError`` both catch it.
     """
 
 
@@ -86,14 +88,15 @@ def _as_numeric(X, name):
     if arr.dtype.kind not in _NUMERIC_KINDS + "O":
         raise DataTypeError(
             f"{name} must be numeric; got an array of dtype {arr.dtype}. "
-            f"Convert it first, e.g. {name}.astype(float), after encoding any text columns."
+            f"Convert it first, e.g. {name}.astype(float), after encoding any text "
+            "columns."
         )
     try:
         return arr.astype(np.float64, copy=False)  # no copy when X is already float64
     except (TypeError, ValueError) as exc:
         raise DataTypeError(
-            f"{name} must be numeric; its entries cannot be converted to float ({exc}). "
-            f"Pass an array of numbers."
+            f"{name} must be numeric; its entries cannot be converted to float "
+            f"({exc}). Pass an array of numbers."
         ) from None
 
 
@@ -149,9 +152,9 @@ def check_array(X, *, name="X", min_samples=1, min_features=1, copy=False):
     arr = _as_numeric(X, name)
     if arr.ndim == 1:
         raise ValueError(
-            f"{name} must be 2-D with shape (n_samples, n_features); got a 1-D array of "
-            f"shape {arr.shape}. Reshape your data: {name}.reshape(-1, 1) if it holds "
-            f"one feature, or {name}.reshape(1, -1) if it holds one sample."
+            f"{name} must be 2-D with shape (n_samples, n_features); got a 1-D array "
+            f"of shape {arr.shape}. Reshape your data: {name}.reshape(-1, 1) if it "
+            f"holds one feature, or {name}.reshape(1, -1) if it holds one sample."
         )
     if arr.ndim != 2:
         raise ValueError(
@@ -166,7 +169,8 @@ def check_array(X, *, name="X", min_samples=1, min_features=1, copy=False):
 
 
 def _check_at_least(shape, axis, minimum, what, name):
-    """Raise if ``name`` (of this ``shape``) has fewer than ``minimum`` rows or columns."""
+    """Raise if ``name`` (of this ``shape``) has fewer than ``minimum`` rows or
+    columns."""
     if shape[axis] < minimum:
         raise ValueError(
             f"{name} has {shape[axis]} {what} (shape={shape}) while a minimum of "
@@ -182,7 +186,8 @@ def check_n_features(X, n_features, *, name="X"):
     ----------
     X : array-like of shape (n_samples, n_features)
     n_features : int
-        The required number of columns (e.g. 2 for a planar embedding, 3 for a 3-D plot).
+        The required number of columns (e.g. 2 for a planar embedding, 3 for a 3-D
+        plot).
     name : str, default="X"
 
     Returns
@@ -338,7 +343,8 @@ def check_labels(y, n_samples, *, name="y"):
 def check_square_dissimilarity(
     D, *, name="D", squared=False, atol=1e-8, min_samples=1, copy=False
 ):
-    """Validate a dissimilarity matrix: square, finite, symmetric, non-negative, zero diagonal.
+    """Validate a dissimilarity matrix: square, finite, symmetric, non-negative, zero
+    diagonal.
 
     Parameters
     ----------
@@ -346,7 +352,8 @@ def check_square_dissimilarity(
         Pairwise dissimilarities (or their squares, for classical MDS's ``D2``).
     name : str, default="D"
     squared : bool, default=False
-        Whether ``D`` holds squared dissimilarities; only changes how messages describe it.
+        Whether ``D`` holds squared dissimilarities; only changes how messages describe
+        it.
     atol : float, default=1e-8
         Tolerance for symmetry, non-negativity and the zero diagonal.
     min_samples : int, default=1
@@ -370,7 +377,8 @@ def check_square_dissimilarity(
         i, j = np.unravel_index(np.argmax(asym), asym.shape)
         raise ValueError(
             f"{name} must be symmetric: {name}[{i}, {j}] = {arr[i, j]} but "
-            f"{name}[{j}, {i}] = {arr[j, i]}. Symmetrise it with ({name} + {name}.T) / 2."
+            f"{name}[{j}, {i}] = {arr[j, i]}. Symmetrise it with ({name} + {name}.T) / "
+            "2."
         )
     if arr.min() < -atol:
         i, j = np.unravel_index(np.argmin(arr), arr.shape)
@@ -410,7 +418,8 @@ def check_positive(value, *, name, strict=True):
 
 
 def check_interval(values, low, high, *, name):
-    """Validate that every entry of ``values`` lies in the closed interval ``[low, high]``.
+    """Validate that every entry of ``values`` lies in the closed interval
+    ``[low, high]``.
 
     Returns
     -------
@@ -422,8 +431,8 @@ def check_interval(values, low, high, *, name):
     if outside.any():
         first = arr[outside].flat[0]
         raise ValueError(
-            f"{name} must lie in [{low}, {high}]; {int(outside.sum())} value(s) do not, "
-            f"e.g. {first}. Check the units and the order of the arguments."
+            f"{name} must lie in [{low}, {high}]; {int(outside.sum())} value(s) do "
+            f"not, e.g. {first}. Check the units and the order of the arguments."
         )
     return arr
 
@@ -448,8 +457,8 @@ def check_connected(graph, *, n_neighbors=None):
     """Validate that a neighbourhood graph is connected (edge directions ignored).
 
     Geodesic distances between two components would be infinite, and an embedding would
-    place the components arbitrarily relative to each other, so a disconnected graph is an
-    error rather than a silent infinity.
+    place the components arbitrarily relative to each other, so a disconnected graph is
+    an error rather than a silent infinity.
 
     Parameters
     ----------
@@ -525,10 +534,10 @@ def check_positive_spectrum(eigenvalues, n_components):
     rank = int(nonzero_eigenvalues(eigenvalues).sum())
     if rank < n_components:
         raise ValueError(
-            f"n_components={n_components} exceeds the number of non-zero eigenvalues of "
-            f"the centred kernel matrix ({rank}; the feature vectors span only {rank} "
-            f"dimensions). Pass n_components <= {rank}, n_components=None to keep them "
-            f"all, or a kernel with a richer feature space."
+            f"n_components={n_components} exceeds the number of non-zero eigenvalues "
+            f"of the centred kernel matrix ({rank}; the feature vectors span only "
+            f"{rank} dimensions). Pass n_components <= {rank}, n_components=None to "
+            "keep them all, or a kernel with a richer feature space."
         )
     return eigenvalues
 
@@ -564,11 +573,12 @@ def check_neighbor_indices(neighbors, n_samples):
     return arr
 
 
-# ------------------------------------------------ metric learning (book/09_metric_learning)
+# -------------------------------------------- metric learning (book/09_metric_learning)
 
 
 def check_class_labels(y, n_samples, *, name="y"):
-    """Validate class labels for a supervised method: one per sample, at least two classes.
+    """Validate class labels for a supervised method: one per sample, at least two
+    classes.
 
     Parameters
     ----------
@@ -601,7 +611,8 @@ def check_class_labels(y, n_samples, *, name="y"):
 
 
 def check_pairs(pairs, n_samples, *, name):
-    """Validate index pairs ``(i, j)`` of samples, e.g. must-link or cannot-link constraints.
+    """Validate index pairs ``(i, j)`` of samples, e.g. must-link or cannot-link
+    constraints.
 
     Parameters
     ----------
@@ -687,9 +698,9 @@ def check_psd_matrix(M, n_features=None, *, name="M", atol=1e-8):
     smallest = float(np.linalg.eigvalsh(arr)[0])
     if smallest < -atol * scale:
         raise ValueError(
-            f"{name} must be positive semi-definite, or some squared distances would be "
-            f"negative; its smallest eigenvalue is {smallest:.3g}. Clip the negative "
-            f"eigenvalues to zero (dr_lib.mahalanobis.nearest_psd)."
+            f"{name} must be positive semi-definite, or some squared distances would "
+            f"be negative; its smallest eigenvalue is {smallest:.3g}. Clip the "
+            "negative eigenvalues to zero (dr_lib.mahalanobis.nearest_psd)."
         )
     return arr
 
@@ -726,13 +737,13 @@ def check_linear_map(A, n_features, *, n_components=None, name="init"):
         )
     if rows > n_features:
         raise ValueError(
-            f"{name} has {rows} rows, more than the {n_features} features; a linear map "
-            f"cannot add dimensions. Pass at most {n_features} rows."
+            f"{name} has {rows} rows, more than the {n_features} features; a linear "
+            f"map cannot add dimensions. Pass at most {n_features} rows."
         )
     return arr
 
 
-# ------------------------------------------------- neighbour embeddings (book/07_sne_tsne)
+# ---------------------------------------------- neighbour embeddings (book/07_sne_tsne)
 
 
 def check_perplexity(perplexity, n_samples):
@@ -778,9 +789,9 @@ def check_dof(dof):
 def check_probability_matrix(P, n_samples, *, rows_sum_to_one, name="P", atol=1e-6):
     """Validate a dense matrix of neighbour probabilities for ``n_samples`` points.
 
-    Square of size ``n_samples``, finite, non-negative, zero diagonal; each row sums to one
-    (conditional probabilities, ``rows_sum_to_one=True``) or all entries sum to one (joint
-    probabilities).
+    Square of size ``n_samples``, finite, non-negative, zero diagonal; each row sums to
+    one (conditional probabilities, ``rows_sum_to_one=True``) or all entries sum to one
+    (joint probabilities).
 
     Returns
     -------
@@ -789,13 +800,13 @@ def check_probability_matrix(P, n_samples, *, rows_sum_to_one, name="P", atol=1e
     P = check_array(P, name=name)
     if P.shape != (n_samples, n_samples):
         raise ValueError(
-            f"{name} must have shape ({n_samples}, {n_samples}), one row and column per "
-            f"point of the map; got {P.shape}. Compute it from the same samples."
+            f"{name} must have shape ({n_samples}, {n_samples}), one row and column "
+            f"per point of the map; got {P.shape}. Compute it from the same samples."
         )
     if P.min() < 0 or np.abs(np.diag(P)).max() > 0:
         raise ValueError(
-            f"{name} must be non-negative with a zero diagonal (p_ii = 0); compute it with "
-            f"dr_lib.sne.conditional_probabilities or joint_probabilities."
+            f"{name} must be non-negative with a zero diagonal (p_ii = 0); compute it "
+            "with dr_lib.sne.conditional_probabilities or joint_probabilities."
         )
     sums = P.sum(axis=1) if rows_sum_to_one else np.array([P.sum()])
     if np.abs(sums - 1).max() > atol:
@@ -868,10 +879,10 @@ def check_exact_fits(n_samples, bytes_per_pair, *, memory_bytes=None):
     need = bytes_per_pair * float(n_samples) ** 2
     if memory is not None and need > memory:
         raise ValueError(
-            f"method='exact' with n_samples={n_samples} needs about {need / 2**30:,.1f} GiB "
-            f"for its {n_samples} x {n_samples} matrices, more than this machine's "
-            f"{memory / 2**30:,.1f} GiB. Pass method='fft' (or 'barnes_hut'), whose "
-            f"memory grows linearly with n_samples."
+            f"method='exact' with n_samples={n_samples} needs about "
+            f"{need / 2**30:,.1f} GiB for its {n_samples} x {n_samples} matrices, more "
+            f"than this machine's {memory / 2**30:,.1f} GiB. Pass method='fft' (or "
+            "'barnes_hut'), whose memory grows linearly with n_samples."
         )
     return n_samples
 
@@ -889,7 +900,8 @@ def check_learning_rate(learning_rate):
 
 
 def check_init(init, n_samples, n_components):
-    """Validate a map initialisation: ``"pca"``, ``"random"`` or an array of starting points.
+    """Validate a map initialisation: ``"pca"``, ``"random"`` or an array of starting
+    points.
 
     Returns
     -------
@@ -909,7 +921,8 @@ def check_init(init, n_samples, n_components):
 
 
 def check_nerv_tau(tau, *, name="tau"):
-    """Validate a NeRV weight: a finite number in [0, 1] (1: recall only, 0: precision only).
+    """Validate a NeRV weight: a finite number in [0, 1] (1: recall only, 0: precision
+    only).
 
     Returns
     -------
@@ -918,17 +931,20 @@ def check_nerv_tau(tau, *, name="tau"):
     tau = check_positive(tau, name=name, strict=False)
     if tau > 1:
         raise ValueError(
-            f"{name}={tau:g} must lie in [0, 1]: it weighs missed neighbours against false "
-            f"ones (1 - {name} is the other weight). Pass a value between 0 and 1."
+            f"{name}={tau:g} must lie in [0, 1]: it weighs missed neighbours against "
+            f"false ones (1 - {name} is the other weight). Pass a value between 0 and "
+            "1."
         )
     return tau
 
 
 def check_class_weights(tau_star, epsilon):
-    """Validate ClassNeRV's (tau_star, epsilon): 0 <= epsilon <= min(tau_star, 1 - tau_star).
+    """Validate ClassNeRV's (tau_star, epsilon): 0 <= epsilon <= min(tau_star, 1 -
+    tau_star).
 
-    Then tau_in = tau_star + epsilon and tau_out = tau_star - epsilon both lie in [0, 1],
-    and within-class pairs weigh missed neighbours no less than between-class pairs do.
+    Then tau_in = tau_star + epsilon and tau_out = tau_star - epsilon both lie in [0,
+    1], and within-class pairs weigh missed neighbours no less than between-class pairs
+    do.
 
     Returns
     -------
@@ -940,8 +956,9 @@ def check_class_weights(tau_star, epsilon):
     if epsilon > bound:
         raise ValueError(
             f"epsilon={epsilon:g} is too large for tau_star={tau_star:g}: "
-            f"tau_in = tau_star + epsilon and tau_out = tau_star - epsilon must both lie "
-            f"in [0, 1]. Pass 0 <= epsilon <= min(tau_star, 1 - tau_star) = {bound:g}."
+            "tau_in = tau_star + epsilon and tau_out = tau_star - epsilon must both "
+            "lie in [0, 1]. Pass 0 <= epsilon <= min(tau_star, 1 - tau_star) = "
+            f"{bound:g}."
         )
     return tau_star, epsilon
 
@@ -992,8 +1009,8 @@ def check_layer_sizes(sizes, *, name):
     """
     if isinstance(sizes, (str, bytes)) or np.ndim(sizes) != 1:
         raise ValueError(
-            f"{name}={sizes!r} must be a sequence of layer sizes, e.g. {name}=(128, 64), "
-            f"or () for none."
+            f"{name}={sizes!r} must be a sequence of layer sizes, e.g. {name}=(128, "
+            "64), or () for none."
         )
     return tuple(check_integer(v, name=f"{name}[{k}]") for k, v in enumerate(sizes))
 
@@ -1049,16 +1066,16 @@ def check_image_shape(image_shape, n_features, *, multiple_of=1, name="image_sha
     if height * width != n_features:
         raise ValueError(
             f"X has {n_features} features per row, but {name}=({height}, {width}) "
-            f"expects {height} x {width} = {height * width} pixels: each row must be one "
-            f"image of shape ({height}, {width}), flattened. Pass X of shape "
+            f"expects {height} x {width} = {height * width} pixels: each row must be "
+            f"one image of shape ({height}, {width}), flattened. Pass X of shape "
             f"(n_samples, {height * width}), or set {name} to the (height, width) of "
             f"your images."
         )
     if height % multiple_of or width % multiple_of:
         raise ValueError(
             f"{name}=({height}, {width}): both sides must be multiples of "
-            f"{multiple_of} (the network halves them with 2x2 poolings). Crop or pad the "
-            f"images, e.g. to ({height - height % multiple_of}, "
+            f"{multiple_of} (the network halves them with 2x2 poolings). Crop or pad "
+            f"the images, e.g. to ({height - height % multiple_of}, "
             f"{width - width % multiple_of})."
         )
     return height, width
@@ -1095,8 +1112,8 @@ def check_unit_range(X, *, name="X", why="the model's output lies in [0, 1]"):
     Returns
     -------
     low, scale : float
-        ``(X - low) / scale`` lies in [0, 1]; ``(0.0, 1.0)`` (no change, no warning) when
-        ``X`` already does.
+        ``(X - low) / scale`` lies in [0, 1]; ``(0.0, 1.0)`` (no change, no warning)
+        when ``X`` already does.
     """
     low, high = float(np.min(X)), float(np.max(X))
     if low >= 0.0 and high <= 1.0:
@@ -1149,16 +1166,18 @@ def check_batch(batch):
     if isinstance(batch, (tuple, list)):
         if len(batch) != 2:
             raise ValueError(
-                f"a DataLoader batch must be an input tensor or an (input, target) pair; "
-                f"got a sequence of {len(batch)} items. Return (x,) as x, or (x, target)."
+                "a DataLoader batch must be an input tensor or an (input, target) "
+                f"pair; got a sequence of {len(batch)} items. Return (x,) as x, or (x, "
+                "target)."
             )
         x_in, target = batch
     else:
         x_in = target = batch
     if tuple(x_in.shape) != tuple(target.shape):
         raise ValueError(
-            f"a DataLoader batch has inputs of shape {tuple(x_in.shape)} but targets of "
-            f"shape {tuple(target.shape)}; pass one target per input, of the same shape."
+            f"a DataLoader batch has inputs of shape {tuple(x_in.shape)} but targets "
+            f"of shape {tuple(target.shape)}; pass one target per input, of the same "
+            "shape."
         )
     return x_in, target
 
@@ -1179,7 +1198,7 @@ def check_solver(solver, kind, noise):
     if solver == "als" and noise > 0:
         raise ValueError(
             f"noise={noise} needs fresh noise for every mini-batch, which alternating "
-            f"least squares on the whole data set cannot give; pass solver='adam' for a "
-            f"denoising linear autoencoder, or noise=0."
+            "least squares on the whole data set cannot give; pass solver='adam' for "
+            "a denoising linear autoencoder, or noise=0."
         )
     return solver

@@ -2,9 +2,9 @@
 
 NeRV and ClassNeRV take one exponential per ordered pair and iteration
 (``nerv._block_stress_gradient``). numba calls the C library's scalar ``exp`` for
-``np.exp`` in a loop (its vectorised SVML routines need an LLVM build that pip's llvmlite
-is not), and that call was half of the kernel's time. Here the exponential is built from
-operations that AVX2 executes four at a time:
+``np.exp`` in a loop (its vectorised SVML routines need an LLVM build that pip's
+llvmlite is not), and that call was half of the kernel's time. Here the exponential is
+built from operations that AVX2 executes four at a time:
 
 1. Range reduction (Cody & Waite): k = round(x / ln 2), r = x - k ln 2 with ln 2 split
    in a high part with a short mantissa (k ln2_hi is exact) and a low correction, so
@@ -44,7 +44,8 @@ TAYLOR = tuple(1.0 / float(np.prod(np.arange(1, n + 1))) for n in range(12, 1, -
 
 @njit(cache=True, fastmath={"contract", "nsz"})
 def exp_nonpositive(x, out, scratch):
-    """out[j] = exp(x[j]) for every x[j] <= 0 (or -inf), within 2 units in the last place.
+    """out[j] = exp(x[j]) for every x[j] <= 0 (or -inf), within 2 units in the last
+    place.
 
     Parameters
     ----------

@@ -1,22 +1,26 @@
-"""Autoencoders in PyTorch, and convolution written as a matrix; see book/10_autoencoders.
+"""Autoencoders in PyTorch, and convolution written as a matrix; see
+book/10_autoencoders.
 
-The only module of dr_lib that imports torch (``import dr_lib`` does not load it). It holds
+The only module of dr_lib that imports torch (``import dr_lib`` does not load it). It
+holds
 
 - :func:`conv2d_as_matrix`: the matrix of a 2-D convolution with stride and padding, so
-  that a convolution is ``y = A vec(X)`` and a transposed convolution ``A^T y`` ([T] §10.2);
+  that a convolution is ``y = A vec(X)`` and a transposed convolution ``A^T y`` ([T]
+  §10.2);
 - the models, as ``torch.nn.Module`` classes with ``encode`` and ``decode``:
-  :class:`DenseAutoencoder` ([T] §10.8's fully connected network), :class:`LinearAutoencoder`,
-  :class:`ConvAutoencoder` (a working version of [T] §10.8's convolutional network) and
-  :class:`LSTMAutoencoder` ([T] §10.2, item 3);
-- the objective [T] (10-9) with its regularisers (:func:`objective`), the corruptions of a
-  denoising autoencoder, one training loop (:func:`train_autoencoder`) and greedy
+  :class:`DenseAutoencoder` ([T] §10.8's fully connected network),
+  :class:`LinearAutoencoder`, :class:`ConvAutoencoder` (a working version of [T] §10.8's
+  convolutional network) and :class:`LSTMAutoencoder` ([T] §10.2, item 3);
+- the objective [T] (10-9) with its regularisers (:func:`objective`), the corruptions of
+  a denoising autoencoder, one training loop (:func:`train_autoencoder`) and greedy
   layer-wise pretraining of a stacked autoencoder (:func:`pretrain_greedily`);
-- :class:`Autoencoder`, a scikit-learn estimator over the dense, linear and convolutional
-  models, so that autoencoders sit in the same tables as every other method.
+- :class:`Autoencoder`, a scikit-learn estimator over the dense, linear and
+  convolutional models, so that autoencoders sit in the same tables as every other
+  method.
 
-Data are NumPy arrays with one sample per row, as everywhere in dr_lib; the models compute
-in float32. Every random choice (initial weights, mini-batches, noise) comes from a seed, and
-a fit uses at most the cores this process may run on.
+Data are NumPy arrays with one sample per row, as everywhere in dr_lib; the models
+compute in float32. Every random choice (initial weights, mini-batches, noise) comes
+from a seed, and a fit uses at most the cores this process may run on.
 """
 
 import math
@@ -86,11 +90,12 @@ _DEFAULT_PASSES = {"adam": 50, "als": 1000}
 #: Rows per forward pass when encoding or decoding a whole data set.
 _CHUNK = 2048
 
-# --------------------------------------------------------------- convolution as a matrix
+# -------------------------------------------------------------- convolution as a matrix
 
 
 def conv2d_output_shape(kernel_shape, input_shape, stride=1, padding=0):
-    """Height and width of a 2-D convolution's output, as ``torch.nn.functional.conv2d``.
+    """Height and width of a 2-D convolution's output, as
+    ``torch.nn.functional.conv2d``.
 
     ``out = floor((in + 2 padding - k) / stride) + 1`` along each axis.
 
@@ -105,8 +110,8 @@ def conv2d_output_shape(kernel_shape, input_shape, stride=1, padding=0):
     if k_h > in_h + 2 * p_h or k_w > in_w + 2 * p_w:
         raise ValueError(
             f"the kernel ({k_h}x{k_w}) is larger than the padded input "
-            f"({in_h + 2 * p_h}x{in_w + 2 * p_w}); pass a larger input_shape or padding, "
-            f"or a smaller kernel."
+            f"({in_h + 2 * p_h}x{in_w + 2 * p_w}); pass a larger input_shape or "
+            "padding, or a smaller kernel."
         )
     return (in_h + 2 * p_h - k_h) // s_h + 1, (in_w + 2 * p_w - k_w) // s_w + 1
 
@@ -115,17 +120,18 @@ def conv2d_as_matrix(kernel, input_shape, stride=1, padding=0):
     """The matrix ``A`` with ``vec(conv2d(X, kernel)) = A vec(X)`` ([T] §10.2).
 
     ``vec`` stacks the rows of an image, as [T] does (``x_{1,1}, x_{1,2}, ...``; NumPy's
-    ``ravel``). The convolution is the one of deep learning (``torch.nn.functional.conv2d``,
-    a cross-correlation: the kernel is not flipped). Output pixel ``(r, c)`` reads input
-    pixel ``(r s_h + p - pad_h, c s_w + q - pad_w)`` with weight ``kernel[p, q]``; pixels of
-    the zero padding contribute nothing, so they have no column. The transposed convolution
-    (``conv_transpose2d``) is ``A.T``. Derived and checked in book/10_autoencoders.
+    ``ravel``). The convolution is the one of deep learning
+    (``torch.nn.functional.conv2d``, a cross-correlation: the kernel is not flipped).
+    Output pixel ``(r, c)`` reads input pixel ``(r s_h + p - pad_h, c s_w + q - pad_w)``
+    with weight ``kernel[p, q]``; pixels of the zero padding contribute nothing, so they
+    have no column. The transposed convolution (``conv_transpose2d``) is ``A.T``.
+    Derived and checked in book/10_autoencoders.
 
     Parameters
     ----------
     kernel : array-like of shape (k_h, k_w)
-        Numbers, or symbols (a ``sympy.Matrix`` or an object array): the matrix then holds
-        the symbols, for exact comparisons.
+        Numbers, or symbols (a ``sympy.Matrix`` or an object array): the matrix then
+        holds the symbols, for exact comparisons.
     input_shape : int or (int, int)
         Height and width of the input image.
     stride, padding : int or (int, int), default=1 and 0
@@ -217,8 +223,8 @@ class DenseAutoencoder(_Autoencoder):
 class LinearAutoencoder(DenseAutoencoder):
     """Linear autoencoder ``x̂ = F G x`` (plus biases): one linear map each way.
 
-    With squared loss its optimum spans the top-D' principal subspace (Baldi and Hornik),
-    proved and checked in book/10_autoencoders. ``encoder[0].weight`` is ``G``
+    With squared loss its optimum spans the top-D' principal subspace (Baldi and
+    Hornik), proved and checked in book/10_autoencoders. ``encoder[0].weight`` is ``G``
     (D' x D), ``decoder[0].weight`` is ``F`` (D x D').
     """
 
@@ -229,14 +235,15 @@ class LinearAutoencoder(DenseAutoencoder):
 class ConvAutoencoder(_Autoencoder):
     """Convolutional autoencoder for one-channel images given as flattened rows.
 
-    The encoder is [T] §10.8's second listing: two blocks of 3x3 convolution (padding 1),
-    ReLU and 2x2 max pooling, with ``channels`` feature maps (16 then 4 in [T]; a 28x28
-    image becomes 4 maps of 7x7). A linear layer then maps those ``channels[-1] h w / 16``
-    numbers to a code of ``code_size`` (omit it with ``code_size=None``: the code is then
-    the maps themselves). The decoder mirrors the encoder: a linear layer back to the maps,
-    then two upsampling steps, by transposed 2x2 convolutions with stride 2
-    (``upsampling="transposed"``) or by nearest-neighbour upsampling followed by a 3x3
-    convolution (``"nearest"``), and a sigmoid. See book/10_autoencoders.
+    The encoder is [T] §10.8's second listing: two blocks of 3x3 convolution (padding
+    1), ReLU and 2x2 max pooling, with ``channels`` feature maps (16 then 4 in [T]; a
+    28x28 image becomes 4 maps of 7x7). A linear layer then maps those
+    ``channels[-1] h w / 16`` numbers to a code of ``code_size`` (omit it with
+    ``code_size=None``: the code is then the maps themselves). The decoder mirrors the
+    encoder: a linear layer back to the maps, then two upsampling steps, by transposed
+    2x2 convolutions with stride 2 (``upsampling="transposed"``) or by nearest-neighbour
+    upsampling followed by a 3x3 convolution (``"nearest"``), and a sigmoid. See
+    book/10_autoencoders.
 
     Parameters
     ----------
@@ -299,7 +306,8 @@ def _transposed_steps(c2, c1):
 
 
 def _nearest_steps(c2, c1):
-    """Double the resolution twice by repeating pixels, each time followed by a 3x3 conv."""
+    """Double the resolution twice by repeating pixels, each time followed by a 3x3
+    conv."""
     return [
         nn.Upsample(scale_factor=2, mode="nearest"),
         nn.Conv2d(c2, c1, 3, padding=1),
@@ -312,12 +320,13 @@ def _nearest_steps(c2, c1):
 class LSTMAutoencoder(_Autoencoder):
     """LSTM autoencoder with a repeated code ([T] §10.2, item 3).
 
-    An LSTM reads the sequence; a linear layer turns its last hidden state into the code.
-    The decoder repeats the code at each of the ``n_steps`` time steps, runs a second LSTM
-    over that constant sequence and maps each hidden state to an output step. Unlike the
-    sequence-to-sequence models of translation (Sutskever et al., 2014), the decoder
-    neither starts from the encoder's state nor reads its own previous outputs: the code
-    is all it sees, at every step, and the output has the input's length.
+    An LSTM reads the sequence; a linear layer turns its last hidden state into the
+    code. The decoder repeats the code at each of the ``n_steps`` time steps, runs a
+    second LSTM over that constant sequence and maps each hidden state to an output
+    step. Unlike the sequence-to-sequence models of translation (Sutskever et al.,
+    2014), the decoder neither starts from the encoder's state nor reads its own
+    previous outputs: the code is all it sees, at every step, and the output has the
+    input's length.
 
     Parameters
     ----------
@@ -356,9 +365,9 @@ class LSTMAutoencoder(_Autoencoder):
 
 
 #: torch threads used while training or encoding. The mini-batches are small (64 rows of
-#: 784 numbers), so a second thread gains little, and on a machine shared with other jobs
-#: OpenMP's waiting threads can make two threads twenty times slower than one (measured in
-#: book/10_autoencoders). One thread is never more than the machine has.
+#: 784 numbers), so a second thread gains little, and on a machine shared with other
+#: jobs OpenMP's waiting threads can make two threads twenty times slower than one
+#: (measured in book/10_autoencoders). One thread is never more than the machine has.
 TORCH_THREADS = 1
 
 
@@ -378,11 +387,12 @@ def _torch_settings():
 
 @contextmanager
 def seeded(seed):
-    """Run a block with torch seeded, deterministic, and on :data:`TORCH_THREADS` threads.
+    """Run a block with torch seeded, deterministic, and on :data:`TORCH_THREADS`
+    threads.
 
     Inside the block torch's global random generator is seeded with ``seed`` (so that a
-    model built there gets the same initial weights every time), deterministic algorithms
-    are required and torch uses :data:`TORCH_THREADS` thread(s). On exit the
+    model built there gets the same initial weights every time), deterministic
+    algorithms are required and torch uses :data:`TORCH_THREADS` thread(s). On exit the
     generator's state, the deterministic flag and the thread count are restored.
 
     Parameters
@@ -400,7 +410,8 @@ def seeded(seed):
 
 
 def _weight_tensors(model):
-    """The weight matrices and kernels of ``model`` (parameters with >= 2 axes): no biases."""
+    """The weight matrices and kernels of ``model`` (parameters with >= 2 axes): no
+    biases."""
     return [p for p in model.parameters() if p.ndim >= 2]
 
 
@@ -408,17 +419,19 @@ def objective(model, x_in, target, *, code_l1=0.0, weight_l1=0.0, weight_l2=0.0)
     """The autoencoder objective [T] (10-9), per entry, with its three regularisers.
 
     ``J = mean_{i,p} (x_{p,i} - x̂_{p,i})^2 + R`` with
-    ``R = code_l1 mean_i ||z_i||_1 + weight_l1 sum_W ||W||_1 + weight_l2 sum_W ||W||_F^2``,
-    where ``z_i = g(x̃_i)`` is the code of the (possibly corrupted) input, ``x̂_i = f(z_i)``
-    and the sums run over the weight matrices and kernels (not the biases). Dividing
-    (10-9)'s sum of squares by the N D entries changes no minimiser; the mean keeps the
-    same learning rate good for any N and D.
+    ``R = code_l1 mean_i ||z_i||_1 + weight_l1 sum_W ||W||_1
+    + weight_l2 sum_W ||W||_F^2``,
+    where ``z_i = g(x̃_i)`` is the code of the (possibly corrupted) input,
+    ``x̂_i = f(z_i)`` and the sums run over the weight matrices and kernels (not the
+    biases). Dividing (10-9)'s sum of squares by the N D entries changes no minimiser;
+    the mean keeps the same learning rate good for any N and D.
 
     Parameters
     ----------
     model : an autoencoder of this module (anything with ``encode`` and ``decode``)
     x_in, target : torch.Tensor
-        The input (corrupted, for a denoising autoencoder) and the clean data to rebuild.
+        The input (corrupted, for a denoising autoencoder) and the clean data to
+        rebuild.
     code_l1 : float, default=0.0
         Weight of the sparsity penalty on the codes ([T]'s sparse autoencoder).
     weight_l1, weight_l2 : float, default=0.0
@@ -519,7 +532,8 @@ def _mode(model, training):
 
 
 def _seed_from(random_state):
-    """A non-negative int seed drawn from ``random_state`` (None, int or RandomState)."""
+    """A non-negative int seed drawn from ``random_state`` (None, int or
+    RandomState)."""
     return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
@@ -543,16 +557,16 @@ def train_autoencoder(
 
     Each epoch visits the samples once in a random order, in batches of ``batch_size``
     served by a ``torch.utils.data.DataLoader``; a denoising autoencoder corrupts each
-    batch afresh with ``corruption`` and rebuilds the clean ``target``. The order and the
-    noise come from ``random_state``; the initial weights are the model's (build it inside
-    :func:`seeded` to fix them). The data go to the model's device and dtype. The model
-    trains in training mode and gets its own modes back at the end.
+    batch afresh with ``corruption`` and rebuilds the clean ``target``. The order and
+    the noise come from ``random_state``; the initial weights are the model's (build it
+    inside :func:`seeded` to fix them). The data go to the model's device and dtype. The
+    model trains in training mode and gets its own modes back at the end.
 
     Parameters
     ----------
     model : an autoencoder of this module
-    X : array-like of shape (n_samples, n_features) or (n_samples, n_steps, n_features), \
-or DataLoader
+    X : array-like of shape (n_samples, n_features) or (n_samples, n_steps, \
+n_features), or DataLoader
         The training data; or a DataLoader of your own, whose batches are input tensors
         or (input, target) pairs (then ``target`` and ``batch_size`` do not apply, and
         the loader decides the order).
@@ -615,7 +629,8 @@ or DataLoader
 
 
 class _ShuffledBatches(Sampler):
-    """The index batches of one pass over ``n`` samples in an order drawn from ``generator``."""
+    """The index batches of one pass over ``n`` samples in an order drawn from
+    ``generator``."""
 
     def __init__(self, n, batch_size, generator):
         self.n, self.batch_size, self.generator = n, batch_size, generator
@@ -658,7 +673,8 @@ def _noise_generator(model, order, seed):
 
 
 def _batch_pair(batch, model):
-    """(input, target) of one batch, on the model's device: a tensor is its own target."""
+    """(input, target) of one batch, on the model's device: a tensor is its own
+    target."""
     x_in, target = check_batch(batch)
     first = next(model.parameters())
     return (
@@ -681,7 +697,8 @@ def _fit_module(
     noise,
     verbose,
 ):
-    """The training loop of :func:`train_autoencoder`: Adam over a DataLoader's batches."""
+    """The training loop of :func:`train_autoencoder`: Adam over a DataLoader's
+    batches."""
     optimiser = torch.optim.Adam(model.parameters(), lr=lr)
     history = {"loss": [], "mse": [], "seconds": [], "cpu_seconds": []}
     if x_val is not None:
@@ -798,8 +815,8 @@ def pretrain_greedily(
     """Greedy layer-wise pretraining of a stacked autoencoder ([T] §10.2, figure 10-4).
 
     Stage ``k`` trains a shallow autoencoder made of the deep network's ``k``-th encoder
-    layer and the decoder layer that mirrors it (each with the activation that follows it
-    in the deep network) to reconstruct its input ``h_{k-1}`` (``h_0 = x``); then the
+    layer and the decoder layer that mirrors it (each with the activation that follows
+    it in the deep network) to reconstruct its input ``h_{k-1}`` (``h_0 = x``); then the
     stage's codes ``h_k`` become the next stage's data. Earlier layers stay fixed. The
     layers are trained in place, so that ``model`` ends ready for end-to-end fine-tuning
     with :func:`train_autoencoder`, each module in the mode it had. The decoder layers
@@ -847,7 +864,8 @@ def pretrain_greedily(
 
 
 def _in_chunks(model, function, x):
-    """``function`` (``model`` or one of its methods) applied to ``x`` in chunks of rows.
+    """``function`` (``model`` or one of its methods) applied to ``x`` in chunks of
+    rows.
 
     In eval mode (each module's mode is restored afterwards) and without gradients; the
     result is float64, on ``x``'s device.
@@ -877,7 +895,8 @@ def encode(model, X):
 
 
 def decode(model, Z):
-    """Reconstructions ``f(z_i)`` from codes ``Z`` of shape (n, code_size), as :func:`encode`."""
+    """Reconstructions ``f(z_i)`` from codes ``Z`` of shape (n, code_size), as
+    :func:`encode`."""
     return _to_numpy(_decode_tensor(model, _as_tensor(check_array(Z, name="Z"), model)))
 
 
@@ -894,8 +913,9 @@ class Autoencoder(TransformerMixin, BaseEstimator):
 
     Trains one of the models of this module on ``X`` (one sample per row) by minimising
     [T] (10-9) (:func:`objective`, no regulariser) and keeps it. The dense and
-    convolutional models train with Adam on mini-batches; the linear model with
-    full-batch L-BFGS until the loss stops falling, which brings it to PCA's subspace
+    convolutional models train with Adam on mini-batches; the linear model by
+    alternating least squares (the best encoder for the decoder, then the best decoder
+    for the codes) until the loss stops falling, which brings it to PCA's subspace
     (Baldi and Hornik) where mini-batch Adam, slowed by directions of small variance,
     stops short of it. See book/10_autoencoders.
 
@@ -926,8 +946,9 @@ class Autoencoder(TransformerMixin, BaseEstimator):
         Alternating least squares stops when an iteration lowers the loss by less than
         ``tol`` times the loss.
     noise : float, default=0.0
-        Standard deviation of the Gaussian noise added to each training batch: a denoising
-        autoencoder when positive (Adam only: the noise needs fresh draws per batch).
+        Standard deviation of the Gaussian noise added to each training batch: a
+        denoising autoencoder when positive (Adam only: the noise needs fresh draws per
+        batch).
     image_shape : (int, int), default=(28, 28)
         For ``kind="conv"``: the (height, width) each row is reshaped to; both multiples
         of 4, with height x width = n_features.
@@ -1013,7 +1034,8 @@ class Autoencoder(TransformerMixin, BaseEstimator):
         self.verbose = verbose
 
     def _build(self, n_features):
-        """The untrained network for ``n_features`` inputs (validates the parameters)."""
+        """The untrained network for ``n_features`` inputs (validates the
+        parameters)."""
         kind = check_in(self.kind, KINDS, name="kind")
         code_size = check_integer(self.code_size, name="code_size")
         if kind == "linear":
@@ -1033,7 +1055,8 @@ class Autoencoder(TransformerMixin, BaseEstimator):
         return check_solver(solver, kind, noise)
 
     def fit(self, X, y=None):
-        """Train the autoencoder on ``X`` of shape (n_samples, n_features); ``y`` is ignored.
+        """Train the autoencoder on ``X`` of shape (n_samples, n_features); ``y`` is
+        ignored.
 
         Returns ``self``.
         """
@@ -1097,7 +1120,8 @@ class Autoencoder(TransformerMixin, BaseEstimator):
             return _to_numpy(_encode_tensor(self.model_, x))
 
     def inverse_transform(self, Z):
-        """Reconstructions from codes ``Z``: ndarray of shape (n_samples, n_features)."""
+        """Reconstructions from codes ``Z``: ndarray of shape (n_samples,
+        n_features)."""
         check_is_fitted(self, "model_")
         Z = check_n_features(Z, self.code_size_, name="Z")
         with _torch_settings():

@@ -1,9 +1,10 @@
 """Data sets used in the book.
 
-Loaders return ``(X, y)`` with ``X`` a float64 array of shape ``(n_samples, n_features)``
-(rows are samples) and ``y`` a label or, for a synthetic manifold, the intrinsic
-coordinate used to colour it. The manifold loaders can also return the full 2-D chart
-``U`` (``return_intrinsic=True``), so a chapter can check an embedding against it.
+Loaders return ``(X, y)`` with ``X`` a float64 array of shape
+``(n_samples, n_features)`` (rows are samples) and ``y`` a label or, for a synthetic
+manifold, the intrinsic coordinate used to colour it. The manifold loaders can also
+return the full 2-D chart ``U`` (``return_intrinsic=True``), so a chapter can check an
+embedding against it.
 
 Nothing here downloads unless asked: :func:`faces` falls back to an announced offline
 stand-in, and everything else is generated or shipped with a package.
@@ -47,14 +48,16 @@ __all__ = [
     "FACES_SOURCES",
 ]
 
-#: Polar angles kept by :func:`severed_sphere`: the caps within pi/8 of each pole are cut.
+#: Polar angles kept by :func:`severed_sphere`: the caps within pi/8 of each pole are
+#: cut.
 SPHERE_THETA_RANGE = (np.pi / 8, np.pi - np.pi / 8)
 #: Azimuths kept by :func:`severed_sphere`: the wedge (2 pi - 0.55, 2 pi) is cut.
 SPHERE_PHI_RANGE = (0.0, 2 * np.pi - 0.55)
 
 
 class StandInDataWarning(UserWarning):
-    """A loader returned a stand-in because the real data set is not available offline."""
+    """A loader returned a stand-in because the real data set is not available
+    offline."""
 
 
 # --------------------------------------------------------------------------- manifolds
@@ -63,11 +66,13 @@ class StandInDataWarning(UserWarning):
 def _sklearn_manifold(
     maker, n_samples, noise, random_state, return_intrinsic, **kwargs
 ):
-    """Run a scikit-learn manifold generator; ``(X, t)`` or ``(X, t, U)`` with U = (t, h).
+    """Run a scikit-learn manifold generator; ``(X, t)`` or ``(X, t, U)`` with U = (t,
+    h).
 
-    ``X`` is exactly what scikit-learn returns for these arguments. scikit-learn draws the
-    chart coordinates before the noise, so a second run from a copy of the same random
-    state gives the same points without noise, whose second coordinate is the height h.
+    ``X`` is exactly what scikit-learn returns for these arguments. scikit-learn draws
+    the chart coordinates before the noise, so a second run from a copy of the same
+    random state gives the same points without noise, whose second coordinate is the
+    height h.
     """
     n_samples = check_integer(n_samples, name="n_samples")
     noise = check_positive(noise, name="noise", strict=False)
@@ -97,8 +102,8 @@ def swiss_roll(
         x = t cos t,   y = h,   z = t sin t,
 
     with ``t`` uniform on [3 pi / 2, 9 pi / 2] and the height ``h`` uniform on [0, 21];
-    with ``hole=True`` the chart square t in [5 pi / 2, 7 pi / 2], h in [7, 14] is empty.
-    Gaussian noise of standard deviation ``noise`` is added to every coordinate.
+    with ``hole=True`` the chart square t in [5 pi / 2, 7 pi / 2], h in [7, 14] is
+    empty. Gaussian noise of standard deviation ``noise`` is added to every coordinate.
 
     Parameters
     ----------
@@ -167,13 +172,14 @@ def sphere_from_angles(theta, phi):
 
 
 def severed_sphere(n_samples=1500, *, random_state=0, return_intrinsic=False):
-    """Points on the unit sphere with both poles and a wedge cut out, coloured by azimuth.
+    """Points on the unit sphere with both poles and a wedge cut out, coloured by
+    azimuth.
 
-    As in scikit-learn's example "Manifold learning on a severed sphere": the polar angle
-    is drawn uniformly from ``SPHERE_THETA_RANGE`` = (pi/8, 7 pi/8), which removes a cap
-    around each pole, and the azimuth uniformly from ``SPHERE_PHI_RANGE`` =
-    [0, 2 pi - 0.55), which removes a wedge about 31.5 degrees wide. What is left is a
-    bent band that can be flattened without tearing. Exactly ``n_samples`` points are
+    As in scikit-learn's example "Manifold learning on a severed sphere": the polar
+    angle is drawn uniformly from ``SPHERE_THETA_RANGE`` = (pi/8, 7 pi/8), which removes
+    a cap around each pole, and the azimuth uniformly from ``SPHERE_PHI_RANGE`` = [0, 2
+    pi - 0.55), which removes a wedge about 31.5 degrees wide. What is left is a bent
+    band that can be flattened without tearing. Exactly ``n_samples`` points are
     returned (the angles are drawn inside the kept ranges, not filtered). The points
     follow [B]'s parametrisation with r = 1 (see :func:`sphere_from_angles`):
 
@@ -431,9 +437,9 @@ def faces(source="auto", *, download=False, min_faces_per_person=70, resize=0.4)
         if source == "lfw":
             raise OSError(
                 f"dr_lib.datasets.faces('lfw'): Labeled Faces in the Wild is not "
-                f"available ({reason}). Run dr_lib.datasets.faces('lfw', download=True) "
-                f"once with a network connection (about 200 MB), or pass "
-                f"source='stand-in' for the offline stand-in."
+                f"available ({reason}). Run dr_lib.datasets.faces('lfw', "
+                "download=True) once with a network connection (about 200 MB), or "
+                "pass source='stand-in' for the offline stand-in."
             ) from exc
         bunch = _faces_stand_in()
         warnings.warn(

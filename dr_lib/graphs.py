@@ -1,11 +1,11 @@
 """Neighbourhood graphs and what the manifold-learning chapters compute on them.
 
-A graph on the samples is stored as a scipy.sparse CSR matrix of shape (n, n): entry (i, j)
-present means an edge i -> j, its value the edge weight (the Euclidean distance, or 1).
-Explicit zeros are edges too (duplicate points are at distance 0). Isomap (book/04_isomap)
-needs the k-nearest-neighbour graph and its shortest paths ([T] §10.4, [W] §10.5); LLE
-(book/05_lle) the neighbour indices; Laplacian eigenmaps (book/06_laplacian_eigenmaps) the
-graph Laplacians.
+A graph on the samples is stored as a scipy.sparse CSR matrix of shape (n, n): entry (i,
+j) present means an edge i -> j, its value the edge weight (the Euclidean distance, or
+1). Explicit zeros are edges too (duplicate points are at distance 0). Isomap
+(book/04_isomap) needs the k-nearest-neighbour graph and its shortest paths ([T] §10.4,
+[W] §10.5); LLE (book/05_lle) the neighbour indices; Laplacian eigenmaps
+(book/06_laplacian_eigenmaps) the graph Laplacians.
 """
 
 import numpy as np
@@ -44,8 +44,8 @@ def kneighbors(X, n_neighbors, *, query=None):
     ----------
     X : array-like of shape (n_samples, n_features)
     n_neighbors : int
-        At least 1 and smaller than ``n_samples`` (a point is not its own neighbour); with
-        ``query``, at most ``n_samples``.
+        At least 1 and smaller than ``n_samples`` (a point is not its own neighbour);
+        with ``query``, at most ``n_samples``.
     query : array-like of shape (n_queries, n_features), optional
         Points whose nearest samples of ``X`` are wanted (e.g. new points to embed). By
         default the samples of ``X`` themselves, each without itself.
@@ -66,9 +66,10 @@ def kneighbors(X, n_neighbors, *, query=None):
     return _kneighbors(X, k, query)
 
 
-#: scikit-learn's brute-force search ranks by the expanded distance ||x||² + ||y||² − 2xᵀy,
-#: which round-off moves by up to a few ε(||x||² + ||y||²). A candidate list is trusted only
-#: when its farthest entry is beyond the k-th by this many times ε(||x||² + max ||y||²).
+#: scikit-learn's brute-force search ranks by the expanded distance ||x||² + ||y||² −
+#: 2xᵀy, which round-off moves by up to a few ε(||x||² + ||y||²). A candidate list is
+#: trusted only when its farthest entry is beyond the k-th by this many times ε(||x||² +
+#: max ||y||²).
 ROUNDOFF_SLACK = 64
 
 #: Rows of the exact re-ranking are done in blocks of at most this many floats (~32 MB).
@@ -76,7 +77,8 @@ BLOCK_FLOATS = 1 << 22
 
 
 def _exact_squared(points, X, candidates):
-    """||points[i] − X[candidates[i, j]]||², summed over coordinates without expansion."""
+    """||points[i] − X[candidates[i, j]]||², summed over coordinates without
+    expansion."""
     out = np.empty(candidates.shape)
     rows = max(1, BLOCK_FLOATS // max(1, candidates.shape[1] * X.shape[1]))
     for start in range(0, len(points), rows):
@@ -96,9 +98,9 @@ def _kneighbors(X, k, query=None, *, index=None):
     1797 points, and so different Isomap, LLE and Laplacian-eigenmaps maps. Its results
     serve here only as candidates (2k + 1 per point at first), re-ranked by the exact
     distance and then by the smaller index; a point whose candidates might miss a tied
-    or nearly tied sample (the farthest candidate not clearly beyond the k-th) is searched
-    again with twice as many. ``index`` is a fitted ``NearestNeighbors`` on ``X``, if the
-    caller keeps one.
+    or nearly tied sample (the farthest candidate not clearly beyond the k-th) is
+    searched again with twice as many. ``index`` is a fitted ``NearestNeighbors`` on
+    ``X``, if the caller keeps one.
     """
     own = query is None
     points = X if own else query
@@ -130,7 +132,8 @@ def _kneighbors(X, k, query=None, *, index=None):
 
 
 def _edge_lengths(X, graph):
-    """Set every stored entry (i, j) of ``graph`` to ||x_i - x_j|| (zeros stay as edges)."""
+    """Set every stored entry (i, j) of ``graph`` to ||x_i - x_j|| (zeros stay as
+    edges)."""
     rows, cols = _stored(graph)
     graph.data = np.linalg.norm(X[rows] - X[cols], axis=1)
     return graph
@@ -153,8 +156,8 @@ def _weighted(X, structure, mode):
 def knn_graph(X, n_neighbors, *, mode="distance", symmetrize="max"):
     """The k-nearest-neighbour graph of the samples.
 
-    Step 1 of Isomap ([T] §10.4, [W] §10.5 Isomap): join each point to its ``n_neighbors``
-    nearest neighbours. See book/04_isomap.
+    Step 1 of Isomap ([T] §10.4, [W] §10.5 Isomap): join each point to its
+    ``n_neighbors`` nearest neighbours. See book/04_isomap.
 
     Parameters
     ----------
@@ -222,7 +225,8 @@ def epsilon_graph(X, radius, *, mode="distance"):
 
 
 def connected_components(graph):
-    """Number of connected components and the component of each vertex (edges undirected).
+    """Number of connected components and the component of each vertex (edges
+    undirected).
 
     Returns
     -------
@@ -236,8 +240,8 @@ def connected_components(graph):
 def floyd_warshall(weights):
     """All-pairs shortest path lengths by the Floyd–Warshall recursion, O(n^3).
 
-    d_ij <- min(d_ij, d_ik + d_kj) for every intermediate vertex k in turn: after step k,
-    d_ij is the shortest path from i to j whose inner vertices are among the first k.
+    d_ij <- min(d_ij, d_ik + d_kj) for every intermediate vertex k in turn: after step
+    k, d_ij is the shortest path from i to j whose inner vertices are among the first k.
     A readable loop for the book's small example (book/04_isomap), checked equal to
     Dijkstra.
 
@@ -299,8 +303,9 @@ def _shortest_paths(graph, method="dijkstra"):
     """:func:`geodesic_distances` of a connected CSR graph and a validated method."""
     if method == "floyd-warshall":
         return floyd_warshall(_dense_weights(graph))
-    # Edges are undirected: a symmetric graph is searched as stored; otherwise every edge
-    # is also stored reversed (columns n..2n-1 of [G, G^T] are vertices 0..n-1 again).
+    # Edges are undirected: a symmetric graph is searched as stored; otherwise every
+    # edge is also stored reversed (columns n..2n-1 of [G, G^T] are vertices 0..n-1
+    # again).
     n = graph.shape[0]
     both = graph if _is_symmetric(graph) else sp.hstack([graph, graph.T], format="csr")
     return _dijkstra.all_sources(both.indptr, both.indices % n, both.data, n)
@@ -350,8 +355,8 @@ def laplacian(W, *, kind="unnormalized"):
     """A graph Laplacian of the weight matrix ``W``.
 
     ``"unnormalized"``: L = D - W, the matrix of [T] (10-28) and [B] (Laplacian
-    eigenmaps); ``"random_walk"``: L_rw = I - D^{-1} W; ``"symmetric"``:
-    L_sym = I - D^{-1/2} W D^{-1/2}. An isolated vertex (degree 0) gets D^{-1}_ii = 0, the
+    eigenmaps); ``"random_walk"``: L_rw = I - D^{-1} W; ``"symmetric"``: L_sym = I -
+    D^{-1/2} W D^{-1/2}. An isolated vertex (degree 0) gets D^{-1}_ii = 0, the
     convention of ``scipy.sparse.csgraph.laplacian``. See book/06_laplacian_eigenmaps.
 
     Parameters

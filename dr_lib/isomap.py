@@ -1,9 +1,9 @@
 """Isomap: classical MDS on geodesic distances estimated through a neighbour graph.
 
 The three steps of [T] §10.4 and [W] §10.5 (Isomap), derived and run in book/04_isomap:
-the k-nearest-neighbour graph (``dr_lib.graphs.knn_graph``), shortest paths through it as
-estimates of the geodesic distances (``dr_lib.graphs.geodesic_distances``), and classical
-MDS of those distances (``dr_lib.mds.ClassicalMDS``, [T] (10-16)-(10-18)).
+the k-nearest-neighbour graph (``dr_lib.graphs.knn_graph``), shortest paths through it
+as estimates of the geodesic distances (``dr_lib.graphs.geodesic_distances``), and
+classical MDS of those distances (``dr_lib.mds.ClassicalMDS``, [T] (10-16)-(10-18)).
 """
 
 import numpy as np
@@ -23,7 +23,8 @@ __all__ = ["Isomap", "out_of_sample_geodesics", "mds_out_of_sample"]
 
 
 def out_of_sample_geodesics(distances, indices, dist_matrix):
-    """Geodesic distances from new points to the training points, through their neighbours.
+    """Geodesic distances from new points to the training points, through their
+    neighbours.
 
     A new point x with nearest training points i_1..i_k (at distances e_1..e_k) reaches
     training point j along the shortest path that first steps to one of them:
@@ -49,7 +50,8 @@ def out_of_sample_geodesics(distances, indices, dist_matrix):
 
 
 def mds_out_of_sample(new_distances, dist_matrix, embedding, eigenvalues):
-    """Classical-MDS coordinates of new points from their distances to the training points.
+    """Classical-MDS coordinates of new points from their distances to the training
+    points.
 
     z = 1/2 Lambda_k^{-1} Z^T (delta - d^2), where d^2 holds the new point's squared
     distances, delta the row means of the training squared distances D^(2), and Z the
@@ -77,10 +79,10 @@ def mds_out_of_sample(new_distances, dist_matrix, embedding, eigenvalues):
 class Isomap(TransformerMixin, BaseEstimator):
     """Isometric mapping (Isomap).
 
-    Builds the k-nearest-neighbour graph with Euclidean edge lengths, symmetrised as
-    "i among the neighbours of j or j among those of i"; takes all shortest path lengths as
-    the geodesic distances (Dijkstra); embeds them by classical MDS ([T] §10.4 steps 1-3,
-    [W] §10.5 Isomap, [T] (10-16)-(10-18)). See book/04_isomap.
+    Builds the k-nearest-neighbour graph with Euclidean edge lengths, symmetrised as "i
+    among the neighbours of j or j among those of i"; takes all shortest path lengths as
+    the geodesic distances (Dijkstra); embeds them by classical MDS ([T] §10.4 steps
+    1-3, [W] §10.5 Isomap, [T] (10-16)-(10-18)). See book/04_isomap.
 
     Parameters
     ----------
@@ -109,8 +111,8 @@ class Isomap(TransformerMixin, BaseEstimator):
         computes it.
     nbrs_ : sklearn.neighbors.NearestNeighbors
         Fitted on ``X_fit_``: its candidates, re-ranked by exact distance and index
-        (:func:`dr_lib.graphs.kneighbors`), gave the neighbours that built ``graph_``, and
-        give those of new points in ``transform``.
+        (:func:`dr_lib.graphs.kneighbors`), gave the neighbours that built ``graph_``,
+        and give those of new points in ``transform``.
     X_fit_ : ndarray of shape (n_samples, n_features)
         The estimator's own copy of the training points.
     n_features_in_ : int
@@ -141,7 +143,8 @@ class Isomap(TransformerMixin, BaseEstimator):
         Raises
         ------
         ValueError
-            For NaN/inf, ``n_neighbors >= n_samples``, or a disconnected neighbour graph.
+            For NaN/inf, ``n_neighbors >= n_samples``, or a disconnected neighbour
+            graph.
         """
         X = check_array(X, min_samples=2, copy=True)  # X_fit_ keeps it: our own copy
         k = check_n_neighbors(self.n_neighbors, len(X))

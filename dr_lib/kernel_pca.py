@@ -1,4 +1,5 @@
-"""Kernel PCA: PCA in the feature space of a kernel, computed from the kernel matrix alone.
+"""Kernel PCA: PCA in the feature space of a kernel, computed from the kernel matrix
+alone.
 
 Implements [W] 式(10.19)–(10.25) with the centring in feature space that the derivation
 there assumes away; see book/03_kernel_pca.
@@ -22,8 +23,8 @@ __all__ = ["KernelPCA", "centre_new_rows"]
 def centre_new_rows(K_new, column_means, grand_mean):
     """Centre kernel rows of new points with the statistics of the training kernel.
 
-    k̃(x, x_i) = k(x, x_i) − mean_l k(x, x_l) − mean_l k(x_l, x_i) + mean_{l,l'} k(x_l, x_l'),
-    the inner product of φ(x) − φ̄ and φ(x_i) − φ̄ where φ̄ is the training mean in
+    k̃(x, x_i) = k(x, x_i) − mean_l k(x, x_l) − mean_l k(x_l, x_i) + mean_{l,l'} k(x_l,
+    x_l'), the inner product of φ(x) − φ̄ and φ(x_i) − φ̄ where φ̄ is the training mean in
     feature space. For the training points themselves this is J K J. See
     book/03_kernel_pca.
 
@@ -42,18 +43,18 @@ def centre_new_rows(K_new, column_means, grand_mean):
 class KernelPCA(TransformerMixin, BaseEstimator):
     """Kernel principal component analysis.
 
-    The eigenproblem (Σ_i φ(x_i)φ(x_i)ᵀ) w_j = λ_j w_j of [W] 式(10.21) is solved through
-    w_j = Σ_i α_ij φ(x_i) ([W] 式(10.22)) and K̃ α_j = λ_j α_j ([W] 式(10.24)), where K̃ is
-    the kernel matrix centred in feature space, K̃ = J K J. Scaling α_j to α_j / sqrt(λ_j)
-    gives ‖w_j‖ = 1, and a point is projected by z_j = Σ_i α_ij k̃(x_i, x) ([W] 式(10.25)).
-    See book/03_kernel_pca.
+    The eigenproblem (Σ_i φ(x_i)φ(x_i)ᵀ) w_j = λ_j w_j of [W] 式(10.21) is solved
+    through w_j = Σ_i α_ij φ(x_i) ([W] 式(10.22)) and K̃ α_j = λ_j α_j ([W] 式(10.24)),
+    where K̃ is the kernel matrix centred in feature space, K̃ = J K J. Scaling α_j to α_j
+    / sqrt(λ_j) gives ‖w_j‖ = 1, and a point is projected by z_j = Σ_i α_ij k̃(x_i, x)
+    ([W] 式(10.25)). See book/03_kernel_pca.
 
     Parameters
     ----------
     n_components : int or None, default=2
         Number of components, at most the number of training samples (and at most the
-        number of non-zero eigenvalues of K̃). None keeps every component whose eigenvalue
-        is non-zero, by scikit-learn's rule (λ > 0 and λ >= 1e-12 λ_max, see
+        number of non-zero eigenvalues of K̃). None keeps every component whose
+        eigenvalue is non-zero, by scikit-learn's rule (λ > 0 and λ >= 1e-12 λ_max, see
         :func:`dr_lib._linalg.nonzero_eigenvalues`).
     kernel : {"linear", "poly", "rbf"} or callable, default="rbf"
         See :func:`dr_lib.kernels.kernel_matrix`.
@@ -77,8 +78,8 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         The number of components kept (``n_components``, or the count of non-zero
         eigenvalues for ``n_components=None``).
     X_fit_ : ndarray of shape (n_samples, n_features)
-        The estimator's own copy of the training points, needed to evaluate k(x, x_i) for
-        new points.
+        The estimator's own copy of the training points, needed to evaluate k(x, x_i)
+        for new points.
     kernel_column_means_ : ndarray of shape (n_samples,)
         Column means of the training kernel matrix K, used to centre new kernel rows.
     kernel_mean_ : float

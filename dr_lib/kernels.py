@@ -1,9 +1,9 @@
 """Kernel functions k(x, y) = φ(x)ᵀφ(y) and the kernel (Gram) matrix K_ij = k(x_i, y_j).
 
-Each kernel is a line or two of numpy, working in the memory of the matrix it returns (an
-N x N kernel matrix is the largest object kernel PCA makes). Rows of ``X`` and ``Y`` are
-samples, so the matrix has shape ``(len(X), len(Y))``; [W] 式(10.23) writes one entry,
-κ(x_i, x_j) = φ(x_i)ᵀφ(x_j). See book/03_kernel_pca.
+Each kernel is a line or two of numpy, working in the memory of the matrix it returns
+(an N x N kernel matrix is the largest object kernel PCA makes). Rows of ``X`` and ``Y``
+are samples, so the matrix has shape ``(len(X), len(Y))``; [W] 式(10.23) writes one
+entry, κ(x_i, x_j) = φ(x_i)ᵀφ(x_j). See book/03_kernel_pca.
 """
 
 from functools import partial
@@ -47,7 +47,8 @@ def polynomial_kernel(X, Y, *, gamma, degree, coef0):
 
 
 def rbf_kernel(X, Y, *, gamma):
-    """k(x, y) = exp(−γ ‖x − y‖²): the Gaussian (RBF) kernel, an infinite feature space."""
+    """k(x, y) = exp(−γ ‖x − y‖²): the Gaussian (RBF) kernel, an infinite feature
+    space."""
     K = squared_distances(X, Y)
     K *= -gamma
     return np.exp(K, out=K)
@@ -94,9 +95,9 @@ def _callable_kernel(X, Y, *, kernel):
     K = check_array(kernel(X, Y), name="kernel(X, Y)")
     if K.shape != (len(X), len(Y)):
         raise ValueError(
-            f"kernel(X, Y) must return a matrix of shape {(len(X), len(Y))}, one entry per "
-            f"pair of rows; got shape {K.shape}. Make the callable return k(X[i], Y[j]) "
-            f"at position [i, j]."
+            f"kernel(X, Y) must return a matrix of shape {(len(X), len(Y))}, one entry "
+            f"per pair of rows; got shape {K.shape}. Make the callable return k(X[i], "
+            "Y[j]) at position [i, j]."
         )
     return K
 
@@ -112,13 +113,15 @@ def kernel_matrix(X, Y=None, *, kernel="rbf", gamma=None, degree=3, coef0=1):
     Y : array-like of shape (n_y, n_features), optional
         Defaults to ``X``, which gives the symmetric Gram matrix of [W] 式(10.24).
     kernel : {"linear", "poly", "rbf"} or callable, default="rbf"
-        A callable is called as ``kernel(X, Y)`` and must return the ``(n_x, n_y)`` matrix.
+        A callable is called as ``kernel(X, Y)`` and must return the ``(n_x, n_y)``
+        matrix.
     gamma : float > 0, optional
         Scale of "poly" and "rbf"; ``None`` means ``1 / n_features`` (as scikit-learn).
     degree : int >= 1, default=3
         Degree of "poly".
     coef0 : float >= 0, default=1
-        Constant c₀ of "poly"; non-negative so that the kernel is positive semi-definite.
+        Constant c₀ of "poly"; non-negative so that the kernel is positive
+        semi-definite.
 
     Returns
     -------

@@ -34,8 +34,8 @@ __all__ = [
     "LaplacianEigenmaps",
 ]
 
-#: Shift of the shift-invert Lanczos iteration: slightly below the exact eigenvalue 0 of a
-#: graph Laplacian, so that L - σI is non-singular (the value scikit-learn's
+#: Shift of the shift-invert Lanczos iteration: slightly below the exact eigenvalue 0 of
+#: a graph Laplacian, so that L - σI is non-singular (the value scikit-learn's
 #: SpectralEmbedding uses for its "amg" solver).
 SHIFT = -1e-5
 
@@ -129,8 +129,9 @@ def generalized_bottom_eigenpairs(W, k):
         U = _dense_bottom(L_sym, k)[1]
     else:
         U = bottom_eigenpairs(L_sym, k, shift=SHIFT, what="the normalised Laplacian")[1]
-    # The trivial solution u_0 = D^{1/2} 1 is known exactly: keep it, and take the others
-    # in its complement, so that every f_j is D-orthogonal to 1 to machine precision.
+    # The trivial solution u_0 = D^{1/2} 1 is known exactly: keep it, and take the
+    # others in its complement, so that every f_j is D-orthogonal to 1 to machine
+    # precision.
     root_degrees = np.sqrt(degrees)
     eigenvalues, U = complement_of_null_vector(L_sym, U, root_degrees)
     eigenvalues = np.concatenate([[0.0], eigenvalues])
@@ -144,9 +145,9 @@ class LaplacianEigenmaps(TransformerMixin, BaseEstimator):
     Builds the symmetrised k-nearest-neighbour graph (an edge when either point is among
     the other's neighbours), weights its edges by the heat kernel ([T] (10-27)) or by 1
     ([B]'s simple-minded weights), and minimises Σ_ij w_ij ‖z_i − z_j‖² = 2 tr(Zᵀ L Z)
-    subject to Zᵀ D Z = I ([T] (10-28)–(10-29)). The solution is given by the generalised
-    eigenvectors L f = λ D f ([B]) with the smallest non-zero λ; the constant eigenvector
-    (λ = 0) is dropped. See book/06_laplacian_eigenmaps.
+    subject to Zᵀ D Z = I ([T] (10-28)–(10-29)). The solution is given by the
+    generalised eigenvectors L f = λ D f ([B]) with the smallest non-zero λ; the
+    constant eigenvector (λ = 0) is dropped. See book/06_laplacian_eigenmaps.
 
     Parameters
     ----------
@@ -157,14 +158,14 @@ class LaplacianEigenmaps(TransformerMixin, BaseEstimator):
     weights : {"heat", "binary"}, default="heat"
         Edge weights: exp(−‖x_i − x_j‖² / t), or 1.
     t : float, optional
-        Width of the heat kernel; ``None`` means the mean squared edge length of the graph
-        (see :func:`default_heat_parameter`). Ignored for ``weights="binary"``.
+        Width of the heat kernel; ``None`` means the mean squared edge length of the
+        graph (see :func:`default_heat_parameter`). Ignored for ``weights="binary"``.
 
     Attributes
     ----------
     embedding_ : ndarray of shape (n_samples, n_components)
-        The generalised eigenvectors f_1, ..., f_{n_components}; embedding_ᵀ D embedding_
-        = I.
+        The generalised eigenvectors f_1, ..., f_{n_components}; embedding_ᵀ D
+        embedding_ = I.
     affinity_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
         The weights W.
     eigenvalues_ : ndarray of shape (n_components,)

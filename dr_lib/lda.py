@@ -5,10 +5,10 @@ generalised eigenvectors ``S_b w = lambda S_w w``; for two classes the only one 
 ``w ∝ S_w^{-1} (mu_0 - mu_1)``, and for c classes there are at most c - 1 because
 ``rank S_b <= c - 1``. Derived and checked in book/09_metric_learning.
 
-Scatter matrices here are divided by the number of samples N (scikit-learn's covariances);
-the directions do not depend on that choice, their scale does: the columns of ``scalings_``
-satisfy ``W^T S_w W = I`` when ``reg = 0``, and ``W^T (S_w + reg tr(S_w)/D I) W = I``
-with a ridge.
+Scatter matrices here are divided by the number of samples N (scikit-learn's
+covariances); the directions do not depend on that choice, their scale does: the columns
+of ``scalings_`` satisfy ``W^T S_w W = I`` when ``reg = 0``, and
+``W^T (S_w + reg tr(S_w)/D I) W = I`` with a ridge.
 """
 
 import numpy as np
@@ -27,14 +27,16 @@ __all__ = ["LDA", "scatter_matrices"]
 
 
 def _class_means(X, codes, n_classes):
-    """Class means (n_classes, n_features) and class sizes, by one product with a one-hot."""
+    """Class means (n_classes, n_features) and class sizes, by one product with a
+    one-hot."""
     one_hot = (codes[None, :] == np.arange(n_classes)[:, None]).astype(np.float64)
     counts = one_hot.sum(axis=1)
     return (one_hot @ X) / counts[:, None], counts
 
 
 def _scatters(X, codes, n_classes):
-    """``S_w`` (D x D), the factor ``B`` (c x D) with ``S_b = B^T B``, means and counts."""
+    """``S_w`` (D x D), the factor ``B`` (c x D) with ``S_b = B^T B``, means and
+    counts."""
     means, counts = _class_means(X, codes, n_classes)
     n_samples = len(X)
     within = X - means[codes]
@@ -48,10 +50,10 @@ def scatter_matrices(X, y):
     """Within-class and between-class scatter matrices, divided by N.
 
     ``S_w = 1/N sum_k sum_{i in class k} (x_i - mu_k)(x_i - mu_k)^T`` and
-    ``S_b = 1/N sum_k N_k (mu_k - mu)(mu_k - mu)^T``; ``S_w + S_b`` is the total covariance.
-    [N] writes the two-class case with ``S_w = Sigma_0 + Sigma_1`` and
-    ``S_b = (mu_0 - mu_1)(mu_0 - mu_1)^T``: other scalings of the same directions when the
-    classes are of equal size (book/09_metric_learning).
+    ``S_b = 1/N sum_k N_k (mu_k - mu)(mu_k - mu)^T``; ``S_w + S_b`` is the total
+    covariance. [N] writes the two-class case with ``S_w = Sigma_0 + Sigma_1`` and
+    ``S_b = (mu_0 - mu_1)(mu_0 - mu_1)^T``: other scalings of the same directions when
+    the classes are of equal size (book/09_metric_learning).
 
     Returns
     -------
@@ -84,11 +86,11 @@ def _singular_error(n_samples, n_classes, n_features):
 class LDA(TransformerMixin, BaseEstimator):
     """Fisher's linear discriminant analysis as a supervised dimensionality reduction.
 
-    Solves ``S_b w = lambda S_w w`` ([N], LDA) for the ``n_components`` largest lambda by
-    whitening: with ``T^T S_w T = I`` (from the eigenvectors of S_w) and ``S_b = B^T B``
-    (B has one row per class), ``w = T u`` where ``u`` is a left singular vector of the
-    small ``D x c`` matrix ``T^T B^T`` and ``lambda`` its squared singular value.
-    See book/09_metric_learning.
+    Solves ``S_b w = lambda S_w w`` ([N], LDA) for the ``n_components`` largest lambda
+    by whitening: with ``T^T S_w T = I`` (from the eigenvectors of S_w) and
+    ``S_b = B^T B`` (B has one row per class), ``w = T u`` where ``u`` is a left
+    singular vector of the small ``D x c`` matrix ``T^T B^T`` and ``lambda`` its squared
+    singular value. See book/09_metric_learning.
 
     Parameters
     ----------
@@ -103,8 +105,8 @@ class LDA(TransformerMixin, BaseEstimator):
     ----------
     scalings_ : ndarray of shape (n_features, n_components)
         The directions ``w_j`` as columns, scaled so that ``W^T S W = I`` for the
-        within-class scatter that was whitened, ``S = S_w + reg * tr(S_w) / D * I``. With
-        ``reg = 0`` the projected classes have unit within-class covariance; with a
+        within-class scatter that was whitened, ``S = S_w + reg * tr(S_w) / D * I``.
+        With ``reg = 0`` the projected classes have unit within-class covariance; with a
         ridge, ``W^T S_w W`` is smaller than ``I``. Each column's entry of largest
         magnitude is positive.
     eigenvalues_ : ndarray of shape (n_components,)
@@ -164,7 +166,8 @@ class LDA(TransformerMixin, BaseEstimator):
 
     @staticmethod
     def _whitening(S_w, n_samples, n_classes):
-        """``T = V diag(sigma)^(-1/2)`` from ``S_w = V diag(sigma) V^T``, so ``T^T S_w T = I``.
+        """``T = V diag(sigma)^(-1/2)`` from ``S_w = V diag(sigma) V^T``, so
+        ``T^T S_w T = I``.
 
         Raises the singular-S_w error when the smallest eigenvalue is at most
         ``n_features * eps`` times the largest.

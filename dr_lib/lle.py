@@ -1,10 +1,10 @@
 """Locally linear embedding and its variants: modified LLE, Hessian LLE and LTSA.
 
-Every method builds a sparse, symmetric, positive semi-definite N x N matrix M from local
-blocks, one per neighbourhood, and embeds the points with the bottom eigenvectors of M,
-dropping the constant one. Standard LLE implements [T] (10-19)-(10-26) and Algorithm 10-2
-([W] 式(10.27)-(10.31)) with the sign of [T] (10-22) corrected; the variants are the three
-that [B] names. See book/05_lle.
+Every method builds a sparse, symmetric, positive semi-definite N x N matrix M from
+local blocks, one per neighbourhood, and embeds the points with the bottom eigenvectors
+of M, dropping the constant one. Standard LLE implements [T] (10-19)-(10-26) and
+Algorithm 10-2 ([W] 式(10.27)-(10.31)) with the sign of [T] (10-22) corrected; the
+variants are the three that [B] names. See book/05_lle.
 """
 
 import numpy as np
@@ -34,8 +34,8 @@ __all__ = [
 
 METHODS = ("standard", "modified", "hessian", "ltsa")
 
-#: Up to this many samples the bottom eigenvectors come from a dense LAPACK call; above it
-#: from ARPACK in shift-invert mode on the sparse M.
+#: Up to this many samples the bottom eigenvectors come from a dense LAPACK call; above
+#: it from ARPACK in shift-invert mode on the sparse M.
 DENSE_MAX_SAMPLES = 500
 
 
@@ -66,10 +66,10 @@ def barycenter_weights(X, neighbors, reg=1e-3):
     """Reconstruction weights of every point from its neighbours, [T] (10-22) corrected.
 
     w_i = C_i⁻¹ 1 / (1ᵀ C_i⁻¹ 1) with the local Gram matrix
-    (C_i)_jk = (x_i − x_j)ᵀ(x_i − x_k) ([W] 式(10.28)). As in scikit-learn, C_i is replaced
-    by C_i + reg · tr(C_i) · I, which makes it invertible when n_neighbors exceeds the
-    local dimension; ``reg=0`` gives the exact weights when C_i is invertible. See
-    book/05_lle.
+    (C_i)_jk = (x_i − x_j)ᵀ(x_i − x_k) ([W] 式(10.28)). As in scikit-learn, C_i is
+    replaced by C_i + reg · tr(C_i) · I, which makes it invertible when n_neighbors
+    exceeds the local dimension; ``reg=0`` gives the exact weights when C_i is
+    invertible. See book/05_lle.
 
     Parameters
     ----------
@@ -98,7 +98,8 @@ def _standard_blocks(X, neighbors, reg):
 
 
 def _local_frame(X_local):
-    """Left singular vectors and squared singular values (zero-padded to K) of K points."""
+    """Left singular vectors and squared singular values (zero-padded to K) of K
+    points."""
     u, s, _ = svd(X_local, full_matrices=True)
     variances = np.zeros(len(X_local))
     variances[: len(s)] = s**2
@@ -199,7 +200,8 @@ def embedding_matrix(X, neighbors, n_components, *, reg=1e-3, method="standard")
     ----------
     X : array-like of shape (n_samples, n_features)
     neighbors : array-like of int, shape (n_samples, n_neighbors)
-        ``neighbors[i]`` are the indices of the neighbours of ``X[i]`` (itself excluded).
+        ``neighbors[i]`` are the indices of the neighbours of ``X[i]`` (itself
+        excluded).
     n_components : int
         Target dimension, at most ``n_features``.
     reg : float, default=1e-3
@@ -241,12 +243,12 @@ def bottom_eigenvectors(M, n_components):
     The bottom pair (eigenvalue 0, the constant vector) is dropped, exactly: the bottom
     n_components + 1 eigenvectors are computed, and the kept ones are those of M within
     the complement of the constant vector
-    (:func:`dr_lib._linalg.complement_of_null_vector`), so every column sums to zero up to
-    machine precision, as the constraint Σ_i z_i = 0 of [T] (10-24) asks, whatever the
-    BLAS. Dense LAPACK for up to ``DENSE_MAX_SAMPLES`` rows; above, ARPACK in shift-invert
-    mode around a small negative shift (M − σI is then positive definite, so its
-    factorisation never meets the exact zero eigenvalue), from a fixed start vector, and
-    LAPACK after all when Lanczos does not converge
+    (:func:`dr_lib._linalg.complement_of_null_vector`), so every column sums to zero up
+    to machine precision, as the constraint Σ_i z_i = 0 of [T] (10-24) asks, whatever
+    the BLAS. Dense LAPACK for up to ``DENSE_MAX_SAMPLES`` rows; above, ARPACK in
+    shift-invert mode around a small negative shift (M − σI is then positive definite,
+    so its factorisation never meets the exact zero eigenvalue), from a fixed start
+    vector, and LAPACK after all when Lanczos does not converge
     (:func:`dr_lib._linalg.bottom_eigenpairs`). Returns ``(eigenvalues, vectors)``,
     increasing, signs fixed by :func:`dr_lib._linalg.fix_signs`.
     """
@@ -334,8 +336,8 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         """Embed new points: their barycenter weights on their training neighbours.
 
         z = Σ_j w_j z_j over the n_neighbors nearest training points, the weights from
-        :func:`barycenter_weights` with this estimator's ``reg`` ([T] (10-19) applied to a
-        new point), for every method.
+        :func:`barycenter_weights` with this estimator's ``reg`` ([T] (10-19) applied to
+        a new point), for every method.
         """
         X = check_transform_input(self, X)
         _, neighbors = _kneighbors(self.X_fit_, self.n_neighbors, query=X)

@@ -1,10 +1,12 @@
-"""Mahalanobis metrics: distances under a positive semi-definite M, and maps W with M = W W^T.
+"""Mahalanobis metrics: distances under a positive semi-definite M, and maps W with M =
+W W^T.
 
 The squared Mahalanobis distance of [W] 式(10.34) is
-``||x_i - x_j||_M^2 = (x_i - x_j)^T M (x_i - x_j)``; with ``M = W W^T`` it is the squared
-Euclidean distance between ``W^T x_i`` and ``W^T x_j``. Metric learning (NCA, MMC, and LDA as
-a special case) learns either ``M`` or ``W``; these helpers go from one to the other. Derived
-and checked in book/09_metric_learning. ([W] calls the map P; the book calls it W.)
+``||x_i - x_j||_M^2 = (x_i - x_j)^T M (x_i - x_j)``; with ``M = W W^T`` it is the
+squared Euclidean distance between ``W^T x_i`` and ``W^T x_j``. Metric learning (NCA,
+MMC, and LDA as a special case) learns either ``M`` or ``W``; these helpers go from one
+to the other. Derived and checked in book/09_metric_learning. ([W] calls the map P; the
+book calls it W.)
 """
 
 import numpy as np
@@ -59,9 +61,10 @@ def squared_distances(X, M, Y=None):
 def nearest_psd(M):
     """The positive semi-definite matrix nearest to a symmetric ``M`` in Frobenius norm.
 
-    Clips the negative eigenvalues of ``M`` to zero: with ``M = U diag(m) U^T``, the answer
-    is ``U diag(max(m, 0)) U^T`` (Higham, 1988). Metric learners that take gradient steps on
-    ``M`` use it to return to the cone of valid metrics. See book/09_metric_learning.
+    Clips the negative eigenvalues of ``M`` to zero: with ``M = U diag(m) U^T``, the
+    answer is ``U diag(max(m, 0)) U^T`` (Higham, 1988). Metric learners that take
+    gradient steps on ``M`` use it to return to the cone of valid metrics. See
+    book/09_metric_learning.
 
     Parameters
     ----------
@@ -82,13 +85,14 @@ def nearest_psd(M):
 
 
 def factor(M, n_components=None):
-    """A map ``W`` with ``M = W W^T``, returned as rows (``W^T``), from the eigenvectors of M.
+    """A map ``W`` with ``M = W W^T``, returned as rows (``W^T``), from the eigenvectors
+    of M.
 
-    With ``M = U diag(m) U^T`` (eigenvalues decreasing), ``W = U_k diag(sqrt(m_k))`` for the
-    top ``k`` eigenpairs: the columns of W are orthogonal, not orthonormal. Every other
-    factor of the same rank is ``W Q`` with ``Q`` orthogonal (book/09_metric_learning,
-    "Which W"). With ``n_components`` smaller than the rank of M, ``W W^T`` is the best
-    rank-``k`` approximation of M.
+    With ``M = U diag(m) U^T`` (eigenvalues decreasing), ``W = U_k diag(sqrt(m_k))`` for
+    the top ``k`` eigenpairs: the columns of W are orthogonal, not orthonormal. Every
+    other factor of the same rank is ``W Q`` with ``Q`` orthogonal
+    (book/09_metric_learning, "Which W"). With ``n_components`` smaller than the rank of
+    M, ``W W^T`` is the best rank-``k`` approximation of M.
 
     Parameters
     ----------
@@ -101,8 +105,8 @@ def factor(M, n_components=None):
     Returns
     -------
     ndarray of shape (n_components, n_features)
-        ``components`` with ``components.T @ components`` = M (or its rank-k approximation);
-        each row's entry of largest magnitude is positive.
+        ``components`` with ``components.T @ components`` = M (or its rank-k
+        approximation); each row's entry of largest magnitude is positive.
     """
     M = check_psd_matrix(M)
     if n_components is not None:

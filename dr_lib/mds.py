@@ -1,8 +1,9 @@
-"""Classical (Torgerson) multidimensional scaling: distances -> inner products -> coordinates.
+"""Classical (Torgerson) multidimensional scaling: distances -> inner products ->
+coordinates.
 
 The two steps derived in book/02_mds: double centring turns squared distances into the
-inner-product matrix B ([T] (10-16), [W] 式(10.10)), and the top eigenpairs of B give the
-coordinates ([T] (10-17)-(10-18)).
+inner-product matrix B ([T] (10-16), [W] 式(10.10)), and the top eigenpairs of B give
+the coordinates ([T] (10-17)-(10-18)).
 """
 
 import warnings
@@ -27,8 +28,9 @@ from dr_lib._validation import (
 
 __all__ = ["double_centering", "ClassicalMDS"]
 
-#: Up to this size the smallest eigenvalue of B is computed exactly with LAPACK; beyond it
-#: by Lanczos iteration (ARPACK), O(n^2) per iteration, to relative accuracy LANCZOS_TOL.
+#: Up to this size the smallest eigenvalue of B is computed exactly with LAPACK; beyond
+#: it by Lanczos iteration (ARPACK), O(n^2) per iteration, to relative accuracy
+#: LANCZOS_TOL.
 EXACT_SMALLEST_MAX_N = 200
 LANCZOS_TOL = 1e-6
 
@@ -37,10 +39,10 @@ def double_centering(D2):
     """Inner-product matrix B = -1/2 J D2 J from squared distances.
 
     Element-wise this is [W] 式(10.10),
-    b_ij = -1/2 (d_ij^2 - mean_j d_ij^2 - mean_i d_ij^2 + mean_ij d_ij^2), and in matrix form
-    [T] (10-16) with J = I - (1/n) 1 1^T (read with D holding *squared* distances); see
-    book/02_mds. If D2 holds the squared Euclidean distances of points z_i, then
-    B = Zc Zc^T for the centred points Zc (rows are samples).
+    b_ij = -1/2 (d_ij^2 - mean_j d_ij^2 - mean_i d_ij^2 + mean_ij d_ij^2), and in matrix
+    form [T] (10-16) with J = I - (1/n) 1 1^T (read with D holding *squared* distances);
+    see book/02_mds. If D2 holds the squared Euclidean distances of points z_i, then B =
+    Zc Zc^T for the centred points Zc (rows are samples).
 
     Parameters
     ----------
@@ -71,11 +73,12 @@ def _inner_products(D2, *, overwrite=False):
 def _smallest_eigenvalue(B, largest):
     """The smallest (most negative) eigenvalue of the symmetric matrix ``B``.
 
-    ``largest`` is the largest eigenvalue of ``B``, already known from the top eigenpairs.
-    Lanczos runs on ``B - largest * I``, whose smallest eigenvalue is the one sought minus
-    ``largest``: ARPACK's relative tolerance then applies on the scale of the spectrum.
-    On ``B`` itself it would apply to an eigenvalue near zero (any Euclidean B of low rank
-    has many), a tolerance the iteration cannot reach in reasonable time.
+    ``largest`` is the largest eigenvalue of ``B``, already known from the top
+    eigenpairs. Lanczos runs on ``B - largest * I``, whose smallest eigenvalue is the
+    one sought minus ``largest``: ARPACK's relative tolerance then applies on the scale
+    of the spectrum. On ``B`` itself it would apply to an eigenvalue near zero (any
+    Euclidean B of low rank has many), a tolerance the iteration cannot reach in
+    reasonable time.
     """
     n = len(B)
     if n <= EXACT_SMALLEST_MAX_N:
@@ -92,7 +95,8 @@ def _smallest_eigenvalue(B, largest):
 
 
 def _positive(eigenvalues, n):
-    """Mask of the eigenvalues that are positive beyond round-off (relative to the largest)."""
+    """Mask of the eigenvalues that are positive beyond round-off (relative to the
+    largest)."""
     scale = max(abs(eigenvalues[0]), np.finfo(np.float64).tiny)
     return eigenvalues > n * np.finfo(np.float64).eps * scale
 
@@ -100,8 +104,8 @@ def _positive(eigenvalues, n):
 class ClassicalMDS(TransformerMixin, BaseEstimator):
     """Classical multidimensional scaling (Torgerson scaling, principal coordinates).
 
-    Builds B = -1/2 J D^(2) J from the squared dissimilarities ([T] (10-16),
-    [W] 式(10.10)), takes its eigendecomposition B = V Lambda V^T ([T] (10-17)) and returns
+    Builds B = -1/2 J D^(2) J from the squared dissimilarities ([T] (10-16), [W]
+    式(10.10)), takes its eigendecomposition B = V Lambda V^T ([T] (10-17)) and returns
     Z = V_k Lambda_k^(1/2) for the ``n_components`` largest eigenvalues ([T] (10-18)).
     On Euclidean distances this equals the PCA scores up to sign. See book/02_mds.
 
@@ -118,17 +122,18 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
     Attributes
     ----------
     embedding_ : ndarray of shape (n_samples, n_components)
-        Z = V_k Lambda_k^(1/2), eigenvector signs fixed so that the largest entry of each
-        column is positive. A column whose eigenvalue is not positive is set to zero.
+        Z = V_k Lambda_k^(1/2), eigenvector signs fixed so that the largest entry of
+        each column is positive. A column whose eigenvalue is not positive is set to
+        zero.
     eigenvalues_ : ndarray of shape (n_components,)
         The ``n_components`` largest eigenvalues of B, in decreasing order (the squared
         norms of the embedding's columns when they are positive).
     smallest_eigenvalue_ : float or None
         The smallest eigenvalue of B. The dissimilarities are Euclidean (realisable by
-        points in some R^p) exactly when B is positive semi-definite, so a clearly negative
-        value (compared with ``eigenvalues_[0]``) reports a non-Euclidean input. With
-        ``dissimilarity="euclidean"`` it is 0.0: B = Xc Xc^T is then positive
-        semi-definite with B 1 = 0. For precomputed distances it is computed,
+        points in some R^p) exactly when B is positive semi-definite, so a clearly
+        negative value (compared with ``eigenvalues_[0]``) reports a non-Euclidean
+        input. With ``dissimilarity="euclidean"`` it is 0.0: B = Xc Xc^T is then
+        positive semi-definite with B 1 = 0. For precomputed distances it is computed,
         exactly for n <= 200 and above that by Lanczos iteration
         (``scipy.sparse.linalg.eigsh`` on B shifted by its largest eigenvalue) to within
         about 1e-8 times ``eigenvalues_[0]``. None in the ``mds_`` of an ``Isomap``,
@@ -141,9 +146,9 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
     Warns
     -----
     UserWarning
-        When fewer than ``n_components`` eigenvalues of B are positive: the distances are
-        reproduced in fewer dimensions (or B has negative eigenvalues among the top ones),
-        and the corresponding columns of ``embedding_`` are zero.
+        When fewer than ``n_components`` eigenvalues of B are positive: the distances
+        are reproduced in fewer dimensions (or B has negative eigenvalues among the top
+        ones), and the corresponding columns of ``embedding_`` are zero.
 
     Notes
     -----
@@ -191,7 +196,8 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
         if self.dissimilarity == "precomputed":
             return self._fit_distances(D)
         # Distances between points: B = Xc Xc^T is positive semi-definite and B 1 = 0,
-        # so its smallest eigenvalue is zero exactly, and no eigen-solve is needed for it.
+        # so its smallest eigenvalue is zero exactly, and no eigen-solve is needed for
+        # it.
         self._fit_distances(D, smallest=False)
         self.smallest_eigenvalue_ = 0.0
         return self
@@ -203,7 +209,8 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
         its top eigenpairs ([T] (10-17)) and Z = V_k Lambda_k^(1/2) ([T] (10-18)).
         ``Isomap`` calls it with the geodesic distances it has just computed, and with
         ``smallest=False``: it has no use for the smallest eigenvalue, whose Lanczos run
-        would cost as much as the top eigenpairs (``smallest_eigenvalue_`` is then None).
+        would cost as much as the top eigenpairs (``smallest_eigenvalue_`` is then
+        None).
         """
         n = len(D)
         k = check_integer(self.n_components, name="n_components", high=n)
@@ -212,10 +219,11 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
         positive = _positive(values, n)
         if not positive.all():
             warnings.warn(
-                f"Only {int(positive.sum())} of the n_components={k} largest eigenvalues "
-                f"of B are positive ({np.array2string(values, precision=3)}); the "
-                f"distances need fewer dimensions, or are not Euclidean. The embedding "
-                f"columns of the non-positive eigenvalues are set to zero; pass "
+                f"Only {int(positive.sum())} of the n_components={k} largest "
+                "eigenvalues of B are positive "
+                f"({np.array2string(values, precision=3)}); the distances need fewer "
+                "dimensions, or are not Euclidean. The embedding columns of the "
+                "non-positive eigenvalues are set to zero; pass "
                 f"n_components={max(int(positive.sum()), 1)} to drop them.",
                 UserWarning,
                 stacklevel=3,

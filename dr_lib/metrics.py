@@ -1,12 +1,13 @@
-"""Measures of agreement between embeddings, and of how well an embedding keeps neighbours.
+"""Measures of agreement between embeddings, and of how well an embedding keeps
+neighbours.
 
 ``procrustes`` compares two embeddings up to a similarity transformation. The rank-based
-measures compare an embedding with the data it came from, and every comparison table of the
-manifold-learning chapters uses them (they are explained in book/04_isomap, section
-"Quality metrics"): trustworthiness and continuity (Venna & Kaski, 2001), the
-co-ranking matrix with Q_NX, R_NX and its area under the curve (Lee & Verleysen), and the
-leave-one-out k-nearest-neighbour accuracy in the embedding. book/08_nerv_classnerv adds their
-class-aware versions and the kNN gain (Colange et al., 2020).
+measures compare an embedding with the data it came from, and every comparison table of
+the manifold-learning chapters uses them (they are explained in book/04_isomap, section
+"Quality metrics"): trustworthiness and continuity (Venna & Kaski, 2001), the co-ranking
+matrix with Q_NX, R_NX and its area under the curve (Lee & Verleysen), and the
+leave-one-out k-nearest-neighbour accuracy in the embedding. book/08_nerv_classnerv adds
+their class-aware versions and the kNN gain (Colange et al., 2020).
 """
 
 import numpy as np
@@ -24,12 +25,13 @@ from dr_lib.graphs import _kneighbors
 
 
 def procrustes(Y, reference, *, scale=True):
-    """Align ``Y`` to ``reference`` by translation, rotation/reflection and (optionally) scale.
+    """Align ``Y`` to ``reference`` by translation, rotation/reflection and (optionally)
+    scale.
 
-    Solves min over R orthogonal, s > 0, t of || s (Y - mean) R + t - reference ||_F, the
-    orthogonal Procrustes problem. Embeddings from spectral methods are defined only up to
-    such transformations, so this is how the book compares them with each other and with
-    ground truth (e.g. the map of provincial capitals in book/02_mds).
+    Solves min over R orthogonal, s > 0, t of || s (Y - mean) R + t - reference ||_F,
+    the orthogonal Procrustes problem. Embeddings from spectral methods are defined only
+    up to such transformations, so this is how the book compares them with each other
+    and with ground truth (e.g. the map of provincial capitals in book/02_mds).
 
     Parameters
     ----------
@@ -49,8 +51,8 @@ def procrustes(Y, reference, *, scale=True):
     reference = check_array(reference, name="reference", min_samples=2)
     if Y.shape != reference.shape:
         raise ValueError(
-            f"Y has shape {Y.shape} but reference has shape {reference.shape}; pass two "
-            f"embeddings of the same samples in the same number of dimensions."
+            f"Y has shape {Y.shape} but reference has shape {reference.shape}; pass "
+            "two embeddings of the same samples in the same number of dimensions."
         )
     Yc = Y - Y.mean(axis=0)
     ref_mean = reference.mean(axis=0)
@@ -73,8 +75,8 @@ def _check_embedding(X_high, X_low):
     X_low = check_array(X_low, name="X_low", min_samples=3)
     if len(X_high) != len(X_low):
         raise ValueError(
-            f"X_high has {len(X_high)} samples but X_low has {len(X_low)}; pass the data "
-            f"and its embedding with one row per sample in the same order."
+            f"X_high has {len(X_high)} samples but X_low has {len(X_low)}; pass the "
+            "data and its embedding with one row per sample in the same order."
         )
     return X_low
 
@@ -93,12 +95,14 @@ def _ranks(X):
 
 
 def _nearest_by_rank(X, k):
-    """Indices of the ``k`` samples of rank 1..k around each sample, as :func:`_ranks` ranks.
+    """Indices of the ``k`` samples of rank 1..k around each sample, as :func:`_ranks`
+    ranks.
 
     The k nearest other samples, ties at the k-th distance broken by index (the same
-    stable order as :func:`_ranks`), found in O(n²) by a partition instead of a full sort:
-    every sample strictly closer than the k-th distance, then the lowest-indexed samples
-    at exactly that distance. Each row lists its neighbours in increasing index order.
+    stable order as :func:`_ranks`), found in O(n²) by a partition instead of a full
+    sort: every sample strictly closer than the k-th distance, then the lowest-indexed
+    samples at exactly that distance. Each row lists its neighbours in increasing index
+    order.
     """
     D = cdist(X, X)
     np.fill_diagonal(D, np.inf)  # a sample is not its own neighbour
@@ -119,12 +123,12 @@ def trustworthiness(X_high, X_low, n_neighbors=10):
     """Trustworthiness T(k): are the embedding's neighbours true neighbours?
 
     T(k) = 1 - 2 / (n k (2n - 3k - 1)) sum_i sum_{j in U_k(i)} (r(i, j) - k), where
-    U_k(i) are the k nearest neighbours of i in ``X_low`` that are not among its k nearest in
-    ``X_high`` and r(i, j) is the rank of j among the neighbours of i in ``X_high``
-    (Venna & Kaski, 2001). 1 means no false neighbours. Tied distances are ranked by
-    sample index in both spaces, so the result is the definition's for any input; without
-    ties it equals ``sklearn.manifold.trustworthiness`` (Euclidean), whose tie-breaking
-    depends on its sort and neighbour search. See book/04_isomap.
+    U_k(i) are the k nearest neighbours of i in ``X_low`` that are not among its k
+    nearest in ``X_high`` and r(i, j) is the rank of j among the neighbours of i in
+    ``X_high`` (Venna & Kaski, 2001). 1 means no false neighbours. Tied distances are
+    ranked by sample index in both spaces, so the result is the definition's for any
+    input; without ties it equals ``sklearn.manifold.trustworthiness`` (Euclidean),
+    whose tie-breaking depends on its sort and neighbour search. See book/04_isomap.
 
     Parameters
     ----------
@@ -168,10 +172,10 @@ def continuity(X_high, X_low, n_neighbors=10):
 def coranking_matrix(X_high, X_low):
     """The co-ranking matrix Q of Lee & Verleysen.
 
-    Q[k-1, l-1] counts the pairs (i, j), i != j, for which j is the k-th neighbour of i in
-    ``X_high`` and the l-th in ``X_low`` (ranks 1..n-1, ties broken by index). A perfect
-    embedding gives a diagonal Q; entries below the diagonal are intrusions (j came closer),
-    above it extrusions. See book/04_isomap.
+    Q[k-1, l-1] counts the pairs (i, j), i != j, for which j is the k-th neighbour of i
+    in ``X_high`` and the l-th in ``X_low`` (ranks 1..n-1, ties broken by index). A
+    perfect embedding gives a diagonal Q; entries below the diagonal are intrusions (j
+    came closer), above it extrusions. See book/04_isomap.
 
     Returns
     -------
@@ -187,8 +191,8 @@ def coranking_matrix(X_high, X_low):
 def qnx_curve(X_high, X_low):
     """Q_NX(K), the average fraction of K-neighbourhoods kept, for K = 1, ..., n - 2.
 
-    Q_NX(K) = 1 / (K n) sum_{k <= K} sum_{l <= K} Q_kl (the upper-left K x K block of the
-    co-ranking matrix). 1 for a perfect embedding; K / (n - 1) expected by chance.
+    Q_NX(K) = 1 / (K n) sum_{k <= K} sum_{l <= K} Q_kl (the upper-left K x K block of
+    the co-ranking matrix). 1 for a perfect embedding; K / (n - 1) expected by chance.
 
     Returns
     -------
@@ -232,8 +236,9 @@ def knn_accuracy(X_low, y, *, n_neighbors=5):
     """Leave-one-out accuracy of the k-nearest-neighbour classifier in the embedding.
 
     Each sample is classified by the majority label of its ``n_neighbors`` nearest other
-    samples (ties go to the smallest label, as in scikit-learn); the result is the fraction
-    classified correctly. Measures whether classes stay separated after embedding.
+    samples (ties go to the smallest label, as in scikit-learn); the result is the
+    fraction classified correctly. Measures whether classes stay separated after
+    embedding.
 
     Parameters
     ----------
@@ -257,7 +262,8 @@ def knn_accuracy(X_low, y, *, n_neighbors=5):
 
 
 def quality_table(X_high, embeddings, *, n_neighbors=10):
-    """Trustworthiness and continuity of several embeddings of the same data, as a table.
+    """Trustworthiness and continuity of several embeddings of the same data, as a
+    table.
 
     Parameters
     ----------
@@ -291,7 +297,7 @@ def quality_table(X_high, embeddings, *, n_neighbors=10):
     return table.astype(float)
 
 
-# ------------------------------------------------------------ class-aware measures (ch. 8)
+# --------------------------------------------------------- class-aware measures (ch. 8)
 
 
 def _class_codes(y, n_samples):
@@ -300,7 +306,8 @@ def _class_codes(y, n_samples):
 
 
 def _class_inputs(X_high, X_low, y, n_neighbors, pairs):
-    """The validated arguments of :func:`class_trustworthiness` and :func:`class_continuity`.
+    """The validated arguments of :func:`class_trustworthiness` and
+    :func:`class_continuity`.
 
     Returns ``(X_high, X_low, codes, k, pairs)``, with ``codes`` the class index of each
     sample.
@@ -356,10 +363,10 @@ def class_continuity(X_high, X_low, y, n_neighbors=10, *, pairs="within"):
     """Continuity restricted to missed neighbours within (or between) classes.
 
     C_within(k) = 1 - 2 / (n k (2n - 3k - 1)) sum_i sum_{j in V_k(i), y_j = y_i}
-    (r_hat(i, j) - k), with V_k(i) the k nearest of i in ``X_high`` that are not among its
-    k nearest in ``X_low`` and r_hat(i, j) the rank of j around i in ``X_low``
-    (Colange et al. 2020): :func:`class_trustworthiness` with the spaces exchanged.
-    See book/08_nerv_classnerv.
+    (r_hat(i, j) - k), with V_k(i) the k nearest of i in ``X_high`` that are not among
+    its k nearest in ``X_low`` and r_hat(i, j) the rank of j around i in ``X_low``
+    (Colange et al. 2020): :func:`class_trustworthiness` with the spaces exchanged. See
+    book/08_nerv_classnerv.
 
     Parameters
     ----------

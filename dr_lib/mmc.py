@@ -1,19 +1,21 @@
-"""Metric learning from must-link and cannot-link pairs (MMC; Xing, Ng, Jordan & Russell, 2002).
+"""Metric learning from must-link and cannot-link pairs (MMC; Xing, Ng, Jordan &
+Russell, 2002).
 
-[W] 式(10.39): find a positive semi-definite M that keeps must-link pairs close while the
-cannot-link pairs stay apart,
+[W] 式(10.39): find a positive semi-definite M that keeps must-link pairs close while
+the cannot-link pairs stay apart,
 
     min_M  sum_{(i,j) in must-link} ||x_i - x_j||_M^2
     s.t.   sum_{(i,k) in cannot-link} ||x_i - x_k||_M >= 1,   M PSD,
 
 a convex problem. It is solved here in the equivalent form of Xing et al.,
 ``max g(M) = sum_cannot ||x_i - x_k||_M`` subject to ``<A, M> <= 1`` and M PSD, where
-``A = sum_must (x_i - x_j)(x_i - x_j)^T``. Whitening by ``A^(-1/2)`` turns the feasible set
-into ``{N PSD, tr N <= 1}``, onto which the exact projection is an eigen-decomposition
-followed by a projection of the eigenvalues (eigenvalue clipping, then the trace cap). The
-solver is a projected gradient ascent with Barzilai-Borwein steps and an Armijo search, and it
-stops on a certified bound on its distance to the optimum (the Frank-Wolfe gap). Derived and
-checked against cvxpy in book/09_metric_learning.
+``A = sum_must (x_i - x_j)(x_i - x_j)^T``. Whitening by ``A^(-1/2)`` turns the feasible
+set into ``{N PSD, tr N <= 1}``, onto which the exact projection is an
+eigen-decomposition followed by a projection of the eigenvalues (eigenvalue clipping,
+then the trace cap). The solver is a projected gradient ascent with Barzilai-Borwein
+steps and an Armijo search, and it stops on a certified bound on its distance to the
+optimum (the Frank-Wolfe gap). Derived and checked against cvxpy in
+book/09_metric_learning.
 """
 
 import warnings
@@ -34,7 +36,8 @@ from dr_lib.mahalanobis import _factor, _LearnedLinearMap
 
 __all__ = ["MMC", "pairs_from_labels", "project_capped_simplex"]
 
-#: Directions whose must-link scatter is below this fraction of the largest are "unseen".
+#: Directions whose must-link scatter is below this fraction of the largest are
+#: "unseen".
 RANK_RTOL = 1e-10
 
 #: Armijo constant: a step must gain this fraction of its first-order prediction.
@@ -47,12 +50,13 @@ MAX_HALVINGS = 60
 
 
 def _pair_indices(codes, n_pairs, rng, same):
-    """Must-link (``same=True``) or cannot-link pairs from class codes, as an (m, 2) array.
+    """Must-link (``same=True``) or cannot-link pairs from class codes, as an (m, 2)
+    array.
 
-    In the order that groups classes, the partners of sample ``i`` with ``i < j`` form one
-    contiguous run: the rest of its class (must-link) or every later class (cannot-link).
-    A pair is a position in the concatenation of these runs, so pairs are drawn uniformly
-    without replacement (or all are taken) without listing them first.
+    In the order that groups classes, the partners of sample ``i`` with ``i < j`` form
+    one contiguous run: the rest of its class (must-link) or every later class
+    (cannot-link). A pair is a position in the concatenation of these runs, so pairs are
+    drawn uniformly without replacement (or all are taken) without listing them first.
     """
     order = np.argsort(codes, kind="stable")
     class_end = np.cumsum(np.bincount(codes))[codes[order]]
@@ -72,7 +76,8 @@ def _pair_indices(codes, n_pairs, rng, same):
 
 
 def pairs_from_labels(y, n_pairs=None, *, random_state=None):
-    """Must-link pairs (same label) and cannot-link pairs (different labels) from labels.
+    """Must-link pairs (same label) and cannot-link pairs (different labels) from
+    labels.
 
     Parameters
     ----------
@@ -100,8 +105,8 @@ def _pairs_from_codes(codes, n_pairs, random_state):
     must = _pair_indices(codes, n_pairs, rng, same=True)
     if len(must) == 0:
         raise ValueError(
-            "y gives no must-link pair: every class has a single sample. Pass labels with "
-            "at least one class of two or more samples."
+            "y gives no must-link pair: every class has a single sample. Pass labels "
+            "with at least one class of two or more samples."
         )
     return must, _pair_indices(codes, n_pairs, rng, same=False)
 
@@ -138,7 +143,8 @@ def project_capped_simplex(values):
 
 
 class _FullMetric:
-    """The whitened problem over symmetric matrices N: ``g(N) = sum_k sqrt(v_k^T N v_k)``."""
+    """The whitened problem over symmetric matrices N:
+    ``g(N) = sum_k sqrt(v_k^T N v_k)``."""
 
     def __init__(self, V):
         self.V = V
@@ -162,7 +168,8 @@ class _FullMetric:
 
 
 class _DiagonalMetric:
-    """The whitened problem over non-negative vectors n: ``g(n) = sum_k sqrt(V2_k . n)``."""
+    """The whitened problem over non-negative vectors n:
+    ``g(n) = sum_k sqrt(V2_k . n)``."""
 
     def __init__(self, V):
         self.V2 = V**2
@@ -219,17 +226,17 @@ def _unseen_error(kind):
     """The error for cannot-link differences along directions no must-link pair spans.
 
     Along such a direction ``v``, ``M = c v v^T`` gives every must-link pair distance 0
-    and, for ``c`` large enough, meets the constraint of 式(10.39): the minimum is 0, and
-    it is reached by metrics that the must-link pairs do not constrain at all
+    and, for ``c`` large enough, meets the constraint of 式(10.39): the minimum is 0,
+    and it is reached by metrics that the must-link pairs do not constrain at all
     (book/09_metric_learning, "Whitening and the exact projection").
     """
     return ValueError(
         f"The cannot-link pairs differ along {kind} that no must-link pair varies "
         f"along. A metric that weighs only such a direction gives every must-link pair "
-        f"distance 0 and, scaled up, meets the constraint of (10.39): the minimum is 0, "
-        f"reached by metrics that ignore the must-link pairs, so the problem does not "
-        f"determine the metric. Add must_link pairs that vary along every direction, or "
-        f"reduce X to the directions they span first (e.g. PCA)."
+        "distance 0 and, scaled up, meets the constraint of (10.39): the minimum is "
+        "0, reached by metrics that ignore the must-link pairs, so the problem does "
+        "not determine the metric. Add must_link pairs that vary along every "
+        "direction, or reduce X to the directions they span first (e.g. PCA)."
     )
 
 
@@ -245,7 +252,8 @@ def _whiten_full(U_must, U_cannot):
 
 
 def _whiten_diagonal(U_must, U_cannot):
-    """Per-feature scales ``t = a^(-1/2)`` on the features that must-link pairs vary in."""
+    """Per-feature scales ``t = a^(-1/2)`` on the features that must-link pairs vary
+    in."""
     a = np.sum(U_must**2, axis=0)
     seen = a > RANK_RTOL * a.max()
     if np.sum(U_cannot[:, ~seen] ** 2) > RANK_RTOL * np.sum(U_cannot**2):
@@ -267,15 +275,16 @@ def solve(X, must_link, cannot_link, *, diagonal=False, max_iter=1000, tol=1e-5)
         Restrict M to diagonal matrices (a weight per feature, 式(10.33)).
     max_iter : int, default=1000
     tol : float, default=1e-5
-        Stop when the certified relative gap of the sum of cannot-link distances is below.
+        Stop when the certified relative gap of the sum of cannot-link distances is
+        below.
 
     Returns
     -------
     M : ndarray of shape (n_features, n_features)
         Optimal metric, scaled so that the cannot-link distances sum to exactly 1.
     info : dict
-        ``objective`` (the must-link sum of 式(10.39) at M), ``n_iter``, ``gap`` (relative
-        certified gap of the equivalent problem).
+        ``objective`` (the must-link sum of 式(10.39) at M), ``n_iter``, ``gap``
+        (relative certified gap of the equivalent problem).
     """
     X = check_array(X, min_samples=2)
     must = check_pairs(must_link, len(X), name="must_link")
@@ -368,7 +377,8 @@ class MMC(_LearnedLinearMap):
         self.random_state = random_state
 
     def fit(self, X, y=None, *, must_link=None, cannot_link=None):
-        """Learn the metric from labels ``y``, or from ``must_link`` and ``cannot_link``.
+        """Learn the metric from labels ``y``, or from ``must_link`` and
+        ``cannot_link``.
 
         Parameters
         ----------

@@ -1,14 +1,16 @@
-"""Neighbourhood components analysis (NCA): learn a linear map for a soft nearest neighbour.
+"""Neighbourhood components analysis (NCA): learn a linear map for a soft nearest
+neighbour.
 
 Each sample ``x_i`` picks a neighbour ``j`` with probability
 ``p_ij = exp(-||W^T x_i - W^T x_j||^2) / sum_{l != i} exp(-||W^T x_i - W^T x_l||^2)``
-([W] 式(10.35), with ``p_ii = 0``); ``p_i = sum_{j in Omega_i} p_ij`` is the probability that
-it is classified correctly, leaving itself out (式(10.36)), and NCA maximises
-``f(W) = sum_i p_i`` (式(10.37)-(10.38)) with L-BFGS (Goldberger et al., 2004). Derived and
-checked in book/09_metric_learning.
+([W] 式(10.35), with ``p_ii = 0``); ``p_i = sum_{j in Omega_i} p_ij`` is the probability
+that it is classified correctly, leaving itself out (式(10.36)), and NCA maximises
+``f(W) = sum_i p_i`` (式(10.37)-(10.38)) with L-BFGS (Goldberger et al., 2004). Derived
+and checked in book/09_metric_learning.
 
-The map is stored as rows, ``components_ = W^T`` of shape ``(n_components, n_features)``, as
-in scikit-learn: ``transform(X) = X @ components_.T``.
+The map is stored as rows, ``components_ = W^T`` of shape
+``(n_components, n_features)``, as in scikit-learn:
+``transform(X) = X @ components_.T``.
 """
 
 import numpy as np
@@ -32,14 +34,14 @@ __all__ = ["NCA", "objective", "INITS"]
 #: The named initialisations of the map; an array is accepted too.
 INITS = ("auto", "pca", "identity", "random")
 
-#: Rows of the N x N matrix of neighbour weights processed at once. The gradient never holds
-#: the whole matrix: a block this size stays in the processor's cache.
+#: Rows of the N x N matrix of neighbour weights processed at once. The gradient never
+#: holds the whole matrix: a block this size stays in the processor's cache.
 ROW_BLOCK = 64
 
-#: Weights below exp(-60) = 9e-27 times the largest in their row are set to zero. A row has
-#: fewer than 10^6 of them here, so its sum changes by less than 1e-20 relative: far below
-#: double precision. Skipping them saves most of the exponentials, which dominate the cost
-#: (and libm's exp is slowest just where it underflows).
+#: Weights below exp(-60) = 9e-27 times the largest in their row are set to zero. A row
+#: has fewer than 10^6 of them here, so its sum changes by less than 1e-20 relative: far
+#: below double precision. Skipping them saves most of the exponentials, which dominate
+#: the cost (and libm's exp is slowest just where it underflows).
 NEGLIGIBLE_EXPONENT = -60.0
 
 
@@ -47,7 +49,8 @@ def _class_blocks(codes):
     """The sample order that groups classes, and where each class starts and ends in it.
 
     Returns ``order`` (a stable argsort of ``codes``) and ``bounds`` of length
-    ``n_classes + 1``: class ``k`` occupies rows ``bounds[k]:bounds[k + 1]`` of ``X[order]``.
+    ``n_classes + 1``: class ``k`` occupies rows ``bounds[k]:bounds[k + 1]`` of
+    ``X[order]``.
     """
     order = np.argsort(codes, kind="stable")
     bounds = np.concatenate(([0], np.cumsum(np.bincount(codes))))
@@ -125,8 +128,8 @@ def objective(X, y, components):
     Returns
     -------
     value : float
-        ``sum_i p_i``, the expected number of samples that the soft nearest-neighbour rule
-        classifies correctly, each leaving itself out (between 0 and n_samples).
+        ``sum_i p_i``, the expected number of samples that the soft nearest-neighbour
+        rule classifies correctly, each leaving itself out (between 0 and n_samples).
     gradient : ndarray of shape (n_components, n_features)
         ``d value / d components``.
     """
@@ -141,9 +144,10 @@ class NCA(_LearnedLinearMap):
     """Neighbourhood components analysis (Goldberger et al., 2004).
 
     Learns ``W`` (stored as ``components_ = W^T``) maximising the expected leave-one-out
-    accuracy of the soft nearest-neighbour classifier, [W] 式(10.35)-(10.38); the learned
-    Mahalanobis matrix is ``M = W W^T``. With ``n_components < n_features`` the map is also
-    a supervised dimensionality reduction. Derived and checked in book/09_metric_learning.
+    accuracy of the soft nearest-neighbour classifier, [W] 式(10.35)-(10.38); the
+    learned Mahalanobis matrix is ``M = W W^T``. With ``n_components < n_features`` the
+    map is also a supervised dimensionality reduction. Derived and checked in
+    book/09_metric_learning.
 
     Parameters
     ----------
@@ -235,7 +239,8 @@ class NCA(_LearnedLinearMap):
         return self
 
     def _initial_map(self, X):
-        """The starting map ``W^T`` chosen by ``init``, shape (n_components, n_features)."""
+        """The starting map ``W^T`` chosen by ``init``, shape (n_components,
+        n_features)."""
         n_samples, n_features = X.shape
         if not isinstance(self.init, str):
             n_components = (

@@ -1,23 +1,26 @@
 """NeRV and ClassNeRV: neighbour embeddings that trade missed against false neighbours.
 
-NeRV (Venna, Peltonen, Nybo, Aidos & Kaski 2010; [S]) compares the Gaussian neighbourhood
-P_i of every data point, p_{j|i} proportional to exp(-beta_i ||x_i - x_j||^2) with beta_i
-set by the perplexity (``dr_lib.sne``), with the neighbourhood Q_i of its map point,
-q_{j|i} proportional to exp(-beta_i ||z_i - z_j||^2) with the *same* beta_i, and minimises
+NeRV (Venna, Peltonen, Nybo, Aidos & Kaski 2010; [S]) compares the Gaussian
+neighbourhood P_i of every data point, p_{j|i} proportional to exp(-beta_i ||x_i -
+x_j||^2) with beta_i set by the perplexity (``dr_lib.sne``), with the neighbourhood Q_i
+of its map point, q_{j|i} proportional to exp(-beta_i ||z_i - z_j||^2) with the *same*
+beta_i, and minimises
 
     J = tau sum_i KL(P_i || Q_i) + (1 - tau) sum_i KL(Q_i || P_i):
 
 the first term punishes missed neighbours (recall), the second false ones (precision).
 ClassNeRV (Colange, Peltonen, Aupetit, Dutykh & Lespinats 2020; [S]) splits every
 neighbourhood into the pairs of the same class and those of different classes and weighs
-them with tau_in and tau_out, each part with the generalised (unnormalised) KL divergence
-d(p, q) = p log(p / q) - p + q. Writing tau_ij for tau_in or tau_out,
+them with tau_in and tau_out, each part with the generalised (unnormalised) KL
+divergence d(p, q) = p log(p / q) - p + q. Writing tau_ij for tau_in or tau_out,
 
-    J = sum_i sum_{j != i} tau_ij d(p_{j|i}, q_{j|i}) + (1 - tau_ij) d(q_{j|i}, p_{j|i}),
+    J = sum_i sum_{j != i} tau_ij d(p_{j|i}, q_{j|i})
+        + (1 - tau_ij) d(q_{j|i}, p_{j|i}),
 
 and with tau_in = tau_out = tau it is NeRV exactly (the -p + q terms sum to zero). Both
-estimators share one cost-and-gradient kernel and the momentum-and-gains gradient descent
-of ``dr_lib._optimize`` (as SNE and t-SNE do). Derived and checked in book/08_nerv_classnerv.
+estimators share one cost-and-gradient kernel and the momentum-and-gains gradient
+descent of ``dr_lib._optimize`` (as SNE and t-SNE do). Derived and checked in
+book/08_nerv_classnerv.
 
 Rows of ``X`` and ``Z`` are samples (the book's formulas write them as columns).
 """
@@ -53,15 +56,16 @@ __all__ = [
     "ClassNeRV",
 ]
 
-#: Memory of the fit per pair of samples, in bytes: P and log P, two N x N float64 arrays
-#: (the stress and gradient need no N x N temporary: ``_block_stress_gradient``).
+#: Memory of the fit per pair of samples, in bytes: P and log P, two N x N float64
+#: arrays (the stress and gradient need no N x N temporary: ``_block_stress_gradient``).
 BYTES_PER_PAIR = 16
 #: The rows are cut into this many blocks, each with its own gradient buffer (d x N):
 #: enough to balance the threads, and a fixed number so that the sum does not depend on
 #: how many threads run.
 BLOCKS = 16
 #: Step size of ``learning_rate="auto"``, in units of 1 / median(beta_i): larger steps
-#: (1, as SNE takes with unit bandwidths) diverged on the digits (book/08_nerv_classnerv).
+#: (1, as SNE takes with unit bandwidths) diverged on the digits
+#: (book/08_nerv_classnerv).
 AUTO_LEARNING_RATE = 0.1
 #: Largest step of one point in one iteration, in units of 1 / sqrt(median(beta_i))
 #: (t-SNE's MAX_STEP in a map of unit bandwidth).
@@ -71,7 +75,8 @@ MOMENTUM_SWITCH = 100
 
 
 def class_weights(tau_star, epsilon):
-    """(tau_in, tau_out) = (tau_star + epsilon, tau_star - epsilon), ClassNeRV's weights.
+    """(tau_in, tau_out) = (tau_star + epsilon, tau_star - epsilon), ClassNeRV's
+    weights.
 
     The inverse of tau_star = (tau_in + tau_out) / 2, epsilon = (tau_in - tau_out) / 2
     ([S]; Colange et al. 2020). Admissible: 0 <= tau_star <= 1 and
@@ -88,11 +93,11 @@ def class_weights(tau_star, epsilon):
 def neighbourhoods(X, perplexity=32.0):
     """The data neighbourhoods of NeRV: p_{j|i}, log p_{j|i} and the precisions beta_i.
 
-    p_{j|i} = exp(-beta_i ||x_i - x_j||^2) / sum_{k != i} exp(-beta_i ||x_i - x_k||^2), the
-    p_{j|i} of SNE ([T] (10-30), ``dr_lib.sne.conditional_probabilities``) with every
-    row of perplexity ``perplexity``. The logarithm is computed from the distances
-    (log-sum-exp), not from P: far pairs have p_{j|i} that underflow to 0 while
-    log p_{j|i} stays finite, and KL(Q_i || P_i) needs it.
+    p_{j|i} = exp(-beta_i ||x_i - x_j||^2) / sum_{k != i} exp(-beta_i ||x_i - x_k||^2),
+    the p_{j|i} of SNE ([T] (10-30), ``dr_lib.sne.conditional_probabilities``) with
+    every row of perplexity ``perplexity``. The logarithm is computed from the distances
+    (log-sum-exp), not from P: far pairs have p_{j|i} that underflow to 0 while log
+    p_{j|i} stays finite, and KL(Q_i || P_i) needs it.
 
     Parameters
     ----------
@@ -215,7 +220,8 @@ def _block_stress_gradient(
 
 
 def _evaluator(P, log_P, beta, codes, tau_in, tau_out):
-    """``evaluate(Z, exaggeration, compute_cost) -> (cost, gradient)`` for the optimiser.
+    """``evaluate(Z, exaggeration, compute_cost) -> (cost, gradient)`` for the
+    optimiser.
 
     ``exaggeration`` is accepted for the optimiser's interface and not used. The work
     buffers are O(N) per block and reused by every call.
@@ -251,9 +257,11 @@ def _evaluator(P, log_P, beta, codes, tau_in, tau_out):
 
 
 def stress_gradient(X, Z, y=None, *, tau_in=0.5, tau_out=None, perplexity=32.0):
-    """ClassNeRV's stress and its gradient at the map ``Z``; NeRV's when ``tau_out == tau_in``.
+    """ClassNeRV's stress and its gradient at the map ``Z``; NeRV's when
+    ``tau_out == tau_in``.
 
-    J = sum_i sum_{j != i} tau_ij d(p_{j|i}, q_{j|i}) + (1 - tau_ij) d(q_{j|i}, p_{j|i}),
+    J = sum_i sum_{j != i} tau_ij d(p_{j|i}, q_{j|i})
+        + (1 - tau_ij) d(q_{j|i}, p_{j|i}),
     d(a, b) = a log(a / b) - a + b, tau_ij = tau_in for pairs of the same class and
     tau_out otherwise; q_{j|i} is proportional to exp(-beta_i ||z_i - z_j||^2). The
     gradient is dJ/dz_i = 2 sum_j (M_ij + M_ji)(z_i - z_j) with
@@ -307,7 +315,8 @@ def _initial_map(X, n_components, init, random_state, beta):
 
 
 def _fit(estimator, X, codes, tau_in, tau_out, desc):
-    """Calibrate P, minimise the stress from the initial map; sets the fitted attributes."""
+    """Calibrate P, minimise the stress from the initial map; sets the fitted
+    attributes."""
     n = len(X)
     check_integer(estimator.n_components, name="n_components")
     perplexity = check_perplexity(estimator.perplexity, n)
@@ -378,11 +387,12 @@ class _NeighbourRetrieval(NeighbourEmbedding):
 @dataclass(eq=False, repr=False, kw_only=True)
 class NeRV(_NeighbourRetrieval):
     __doc__ = (
-        """Neighbour retrieval visualiser (Venna et al. 2010), exact, O(N^2) per iteration.
+        """Neighbour retrieval visualiser (Venna et al. 2010), exact, O(N^2) per
+    iteration.
 
     Minimises tau sum_i KL(P_i || Q_i) + (1 - tau) sum_i KL(Q_i || P_i): tau = 1 is SNE
-    with the data's bandwidths in the map (missed neighbours only, recall), tau = 0 punishes
-    false neighbours only (precision). See book/08_nerv_classnerv.
+    with the data's bandwidths in the map (missed neighbours only, recall), tau = 0
+    punishes false neighbours only (precision). See book/08_nerv_classnerv.
 
     Parameters
     ----------
@@ -414,8 +424,8 @@ class ClassNeRV(_NeighbourRetrieval):
     __doc__ = (
         """Class-aware NeRV (Colange et al. 2020), exact, O(N^2) per iteration.
 
-    Within-class pairs are weighted by tau_in = tau_star + epsilon, between-class pairs by
-    tau_out = tau_star - epsilon, each part with the generalised KL divergence; the
+    Within-class pairs are weighted by tau_in = tau_star + epsilon, between-class pairs
+    by tau_out = tau_star - epsilon, each part with the generalised KL divergence; the
     distortions the map cannot avoid go where they do least harm to the classes: missed
     neighbours between classes, false neighbours within them. ``epsilon=0`` is
     :class:`NeRV` with ``tau=tau_star``. See book/08_nerv_classnerv.

@@ -1,11 +1,12 @@
-"""Principal component analysis, by the eigen route and by the SVD route; see book/01_pca.
+"""Principal component analysis, by the eigen route and by the SVD route; see
+book/01_pca.
 
-The sources store samples as columns, ``X_src = X.T``; [T] calls ``S = X_src X_src^T`` (the
-*scatter* matrix, no 1/N) the covariance matrix, [W] keeps that ``X X^T`` and [N] divides by
-N. All three share the eigenvectors; only the eigenvalues are scaled. Here, as in
-scikit-learn, ``explained_variance_`` is the eigenvalue of the unbiased covariance
-``Xc.T @ Xc / (n_samples - 1)``, i.e. the eigenvalue of [T]'s ``S`` divided by N − 1, or the
-eigenvalue of the 1/N covariance of [W] and [N] multiplied by N / (N − 1).
+The sources store samples as columns, ``X_src = X.T``; [T] calls ``S = X_src X_src^T``
+(the *scatter* matrix, no 1/N) the covariance matrix, [W] keeps that ``X X^T`` and [N]
+divides by N. All three share the eigenvectors; only the eigenvalues are scaled. Here,
+as in scikit-learn, ``explained_variance_`` is the eigenvalue of the unbiased covariance
+``Xc.T @ Xc / (n_samples - 1)``, i.e. the eigenvalue of [T]'s ``S`` divided by N − 1, or
+the eigenvalue of the 1/N covariance of [W] and [N] multiplied by N / (N − 1).
 """
 
 from numbers import Integral, Real
@@ -36,7 +37,8 @@ SOLVERS = ("eigh", "svd")
 #: Its rounding errors are those of XᵀX, larger than those of the centred product by the
 #: factor 1 + N‖x̄‖²/λ₁ at most (λ₁ the largest eigenvalue of the scatter matrix). While
 #: N‖x̄‖² <= MEAN_GUARD · λ₁ (the mean lies within 10 standard deviations of the leading
-#: component from the origin) that costs at most two decimal digits; beyond, PCA centres.
+#: component from the origin) that costs at most two decimal digits; beyond, PCA
+#: centres.
 MEAN_GUARD = 100.0
 
 
@@ -46,7 +48,8 @@ def _mean_dominates(mean, n_samples, largest_eigenvalue):
 
 
 def _eigh_route(X, mean, k):
-    """Top ``k`` eigenpairs of the scatter matrix ``(X − x̄)ᵀ(X − x̄)`` ([T] Algorithm 10-1).
+    """Top ``k`` eigenpairs of the scatter matrix ``(X − x̄)ᵀ(X − x̄)`` ([T] Algorithm
+    10-1).
 
     Returns the eigenvalues (squared singular values of the centred data), in decreasing
     order, the eigenvectors as rows, and the trace (the total scatter). Implements [T]
@@ -67,10 +70,10 @@ def _eigh_route(X, mean, k):
 def _svd_route(X, mean, k):
     """Top ``k`` squared singular values and right singular vectors of the centred data.
 
-    The economical SVD ``X − x̄ = U Σ V^T`` (LAPACK ``gesdd``): the columns of V (the U of
-    the sources, who store samples as columns) are the eigenvectors of the scatter matrix
-    and Σ² its eigenvalues ([T] §10.1, last paragraph; [N]). Also returns the total
-    scatter, the sum of all Σ².
+    The economical SVD ``X − x̄ = U Σ V^T`` (LAPACK ``gesdd``): the columns of V (the U
+    of the sources, who store samples as columns) are the eigenvectors of the scatter
+    matrix and Σ² its eigenvalues ([T] §10.1, last paragraph; [N]). Also returns the
+    total scatter, the sum of all Σ².
     """
     _, s, Vt = svd(X - mean, full_matrices=False, check_finite=False)
     squares = s**2
@@ -81,7 +84,8 @@ _ROUTES = {"eigh": _eigh_route, "svd": _svd_route}
 
 
 def _is_fraction(n_components):
-    """True when ``n_components`` is a non-integral real number (a variance fraction)."""
+    """True when ``n_components`` is a non-integral real number (a variance
+    fraction)."""
     return (
         isinstance(n_components, Real)
         and not isinstance(n_components, Integral)
@@ -108,21 +112,22 @@ def _n_for_fraction(ratios, fraction):
 class PCA(TransformerMixin, BaseEstimator):
     """Principal component analysis: project centred data onto the top eigenvectors.
 
-    Implements [T] §10.1, (10-1)–(10-8) and Algorithm 10-1: centre, diagonalise the scatter
-    matrix ``S = X_src X_src^T`` ([T]) — equivalently solve ``X X^T W = W Λ``
+    Implements [T] §10.1, (10-1)–(10-8) and Algorithm 10-1: centre, diagonalise the
+    scatter matrix ``S = X_src X_src^T`` ([T]) — equivalently solve ``X X^T W = W Λ``
     ([W] 式(10.17), with one multiplier per column, not a single λ) — and keep the
-    eigenvectors of the largest eigenvalues; or take them from the SVD of the centred data
-    ([T] §10.1, [N]). Derived and checked in book/01_pca.
+    eigenvectors of the largest eigenvalues; or take them from the SVD of the centred
+    data ([T] §10.1, [N]). Derived and checked in book/01_pca.
 
     Parameters
     ----------
     n_components : int, float or None, default=None
-        int in ``[1, min(n_samples, n_features)]``: the number of components D'.
-        float ``0 < f < 1``: keep the fewest components whose cumulative explained variance
-        ratio exceeds ``f`` (scikit-learn's rule). None: keep ``min(n_samples, n_features)``.
+        int in ``[1, min(n_samples, n_features)]``: the number of components D'. float
+        ``0 < f < 1``: keep the fewest components whose cumulative explained variance
+        ratio exceeds ``f`` (scikit-learn's rule). None: keep
+        ``min(n_samples, n_features)``.
     solver : {"eigh", "svd"}, default="eigh"
-        "eigh" diagonalises the ``(n_features, n_features)`` scatter matrix, computing only
-        the eigenpairs needed (cheap when n_samples >> n_features); "svd" takes the
+        "eigh" diagonalises the ``(n_features, n_features)`` scatter matrix, computing
+        only the eigenpairs needed (cheap when n_samples >> n_features); "svd" takes the
         economical SVD of the ``(n_samples, n_features)`` centred data (cheap when
         n_features >> n_samples, and more accurate for small eigenvalues).
 
@@ -130,7 +135,8 @@ class PCA(TransformerMixin, BaseEstimator):
     ----------
     components_ : ndarray of shape (n_components_, n_features)
         Orthonormal rows, the principal directions ``w_1, ..., w_D'`` of [T] (10-1); the
-        sign of each row makes its entry of largest magnitude positive (as scikit-learn).
+        sign of each row makes its entry of largest magnitude positive (as
+        scikit-learn).
     explained_variance_ : ndarray of shape (n_components_,)
         Variance along each direction with the unbiased 1/(n_samples − 1), as
         scikit-learn: the eigenvalues of [T]'s ``S = X X^T`` divided by N − 1.
@@ -220,7 +226,8 @@ class PCA(TransformerMixin, BaseEstimator):
         return scores
 
     def transform(self, X):
-        """Coordinates ``z = W^T (x − x̄)`` ([T] (10-1) on centred data), one row per sample.
+        """Coordinates ``z = W^T (x − x̄)`` ([T] (10-1) on centred data), one row per
+        sample.
 
         Returns
         -------

@@ -4,19 +4,21 @@ Colour-blind-safe throughout: the Okabe–Ito palette for categories, three more
 for the ten digits (:data:`CATEGORY_COLOURS`, with a second marker shape from the eighth
 category on) and viridis for continuous values. Every axis is
 labelled. Each function takes an optional ``ax`` and returns the matplotlib ``Axes``
-(``embedding_grid`` and ``image_grid`` return the ``Figure``). Figures are drawn inside the
-house style (:data:`HOUSE_STYLE`); call :func:`use_house_style` to make it the default for a
-whole notebook.
+(``embedding_grid`` and ``image_grid`` return the ``Figure``). Figures are drawn inside
+the house style (:data:`HOUSE_STYLE`); call :func:`use_house_style` to make it the
+default for a whole notebook.
 
-Sizes: no figure is wider than the book's text column (:data:`COLUMN_WIDTH`), so the page
-shows it at 100 % and its 9-point text stays 9 points on screen. Figures with several
-panels come from :func:`subplots` (or :func:`embedding_grid`), which divide that width.
+Sizes: no figure is wider than the book's text column (:data:`COLUMN_WIDTH`), so the
+page shows it at 100 % and its 9-point text stays 9 points on screen. Figures with
+several panels come from :func:`subplots` (or :func:`embedding_grid`), which divide that
+width.
 
 Light and dark pages: figures are drawn with dark ink on a transparent background. The
-book's stylesheet (``_static/house.css``) shows them as they are on a light page and inverts
-their lightness, keeping the hues, on a dark page, so a figure never sits on a grey card.
-Lines and small markers never use Okabe–Ito's yellow, which does not read on white
-(:data:`LINE_COLOURS`); a legend that :func:`curves` places over the data moves outside.
+book's stylesheet (``_static/house.css``) shows them as they are on a light page and
+inverts their lightness, keeping the hues, on a dark page, so a figure never sits on a
+grey card. Lines and small markers never use Okabe–Ito's yellow, which does not read on
+white (:data:`LINE_COLOURS`); a legend that :func:`curves` places over the data moves
+outside.
 """
 
 import functools
@@ -85,11 +87,12 @@ LINE_COLOURS = [colour for colour in OKABE_ITO if colour != YELLOW]
 #: white, and still apart after the dark page inverts their lightness).
 CATEGORY_COLOURS = LINE_COLOURS + ["#882255", "#999933", "#999999"]
 
-#: What a table shows for a missing value (a method with no counterpart, a run not made).
+#: What a table shows for a missing value (a method with no counterpart, a run not
+#: made).
 NO_VALUE = "—"
 
-#: Marker shapes: for curves, and for categories beyond the seventh (a second cue besides
-#: colour, for readers who cannot tell all ten colours apart).
+#: Marker shapes: for curves, and for categories beyond the seventh (a second cue
+#: besides colour, for readers who cannot tell all ten colours apart).
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 #: Line styles, so that curves stay distinguishable in greyscale.
 LINESTYLES = ["-", "--", "-.", ":"]
@@ -97,14 +100,15 @@ LINESTYLES = ["-", "--", "-.", ":"]
 #: At most this many distinct integer or string labels are drawn as categories.
 MAX_CATEGORIES = 10
 
-#: Width of the book's text column in pixels, at a window 1280 pixels wide (measured on the
-#: built page; tests/rendered_site checks that no figure is shown narrower than it is).
+#: Width of the book's text column in pixels, at a window 1280 pixels wide (measured on
+#: the built page; tests/rendered_site checks that no figure is shown narrower than it
+#: is).
 COLUMN_PIXELS = 688
 
-#: Widest figure, in inches, at the house resolution of 110 dpi. The notebook saves a figure
-#: with a tight bounding box and 0.1 in of padding on each side, so a figure this wide
-#: becomes an image of at most :data:`COLUMN_PIXELS` and is shown at 100 %; a wider one
-#: would be scaled down, text included.
+#: Widest figure, in inches, at the house resolution of 110 dpi. The notebook saves a
+#: figure with a tight bounding box and 0.1 in of padding on each side, so a figure this
+#: wide becomes an image of at most :data:`COLUMN_PIXELS` and is shown at 100 %; a wider
+#: one would be scaled down, text included.
 COLUMN_WIDTH = 6.1
 
 #: Default size of a figure with one panel (inches).
@@ -140,21 +144,24 @@ HOUSE_STYLE = {
 
 
 def use_house_style():
-    """Make the house style the default for every later figure (updates ``rcParams``)."""
+    """Make the house style the default for every later figure (updates
+    ``rcParams``)."""
     mpl.rcParams.update(HOUSE_STYLE)
 
 
 def _house_style(function):
-    """Draw ``function``'s figure inside the house style, leaving ``rcParams`` as they were."""
+    """Draw ``function``'s figure inside the house style, leaving ``rcParams`` as they
+    were."""
 
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
         with mpl.rc_context(HOUSE_STYLE):
             result = function(*args, **kwargs)
             interactive = mpl.is_interactive()
-        # rc_context restores every rcParam on exit, "interactive" included. A backend first
-        # loaded inside the call (Jupyter's inline backend switches interactive mode on) must
-        # keep that setting, or no later figure of the notebook would be shown.
+        # rc_context restores every rcParam on exit, "interactive" included. A backend
+        # first loaded inside the call (Jupyter's inline backend switches interactive
+        # mode on) must keep that setting, or no later figure of the notebook would be
+        # shown.
         mpl.interactive(interactive)
         return result
 
@@ -169,7 +176,8 @@ def _axes(ax, **subplot_kw):
 
 
 def _panel_figsize(nrows, ncols, aspect, width):
-    """(width, height) in inches for ``nrows x ncols`` panels of height/width ``aspect``."""
+    """(width, height) in inches for ``nrows x ncols`` panels of height/width
+    ``aspect``."""
     return width, width / ncols * aspect * nrows
 
 
@@ -177,8 +185,8 @@ def _panel_figsize(nrows, ncols, aspect, width):
 def subplots(nrows=1, ncols=1, *, aspect=0.8, width=COLUMN_WIDTH, projection=None):
     """A figure of ``nrows x ncols`` panels that fits the text column.
 
-    The house replacement for ``plt.subplots(..., figsize=...)``: the total width is at most
-    :data:`COLUMN_WIDTH`, so the page never shrinks the figure and its text.
+    The house replacement for ``plt.subplots(..., figsize=...)``: the total width is at
+    most :data:`COLUMN_WIDTH`, so the page never shrinks the figure and its text.
 
     Parameters
     ----------
@@ -202,9 +210,9 @@ def subplots(nrows=1, ncols=1, *, aspect=0.8, width=COLUMN_WIDTH, projection=Non
     width = check_positive(width, name="width")
     if width > COLUMN_WIDTH:
         raise ValueError(
-            f"width={width} is wider than the text column ({COLUMN_WIDTH} in); the page "
-            f"would shrink the figure and its text. Pass width <= {COLUMN_WIDTH}, or "
-            f"split the figure."
+            f"width={width} is wider than the text column ({COLUMN_WIDTH} in); the "
+            f"page would shrink the figure and its text. Pass width <= {COLUMN_WIDTH}, "
+            "or split the figure."
         )
     subplot_kw = {} if projection is None else {"projection": projection}
     return plt.subplots(
@@ -231,7 +239,8 @@ def scatter_3d(
     azim=-70,
     s=6,
 ):
-    """3-D points coloured by a continuous value (e.g. a manifold's intrinsic coordinate).
+    """3-D points coloured by a continuous value (e.g. a manifold's intrinsic
+    coordinate).
 
     Parameters
     ----------
@@ -264,8 +273,9 @@ def scatter_3d(
         X[:, 0], X[:, 1], X[:, 2], c=color, cmap=cmap, s=s, linewidths=0
     )
     ax.set(xlabel="x", ylabel="y", zlabel="z", title=title or "")
-    # Tick labels of a 3-D box overlap at any size the column allows, and the axes of the
-    # toy manifolds carry no units worth reading: keep a few tick marks, drop the numbers.
+    # Tick labels of a 3-D box overlap at any size the column allows, and the axes of
+    # the toy manifolds carry no units worth reading: keep a few tick marks, drop the
+    # numbers.
     for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
         axis.set_major_locator(MaxNLocator(nbins=4))
         axis.set_major_formatter(NullFormatter())
@@ -315,7 +325,8 @@ def _draw_categories(ax, Y, labels, s):
 
 
 def _draw_embedding(ax, Y, labels, s):
-    """Scatter ``Y`` coloured by ``labels``; returns the key to draw: legend or colour bar.
+    """Scatter ``Y`` coloured by ``labels``; returns the key to draw: legend or colour
+    bar.
 
     Returns ``("legend", handles)``, ``("colorbar", mappable)`` or ``None`` (no labels).
     """
@@ -331,7 +342,8 @@ def _draw_embedding(ax, Y, labels, s):
 
 
 def _add_key(key, title, *, ax=None, fig=None, axes=None):
-    """Draw a legend or colour bar next to one axes (``ax``) or a whole figure (``fig``)."""
+    """Draw a legend or colour bar next to one axes (``ax``) or a whole figure
+    (``fig``)."""
     if key is None:
         return
     kind, artist = key
@@ -427,7 +439,8 @@ _CHAR_WIDTH = 0.6
 
 def _panel_title(name, seconds, width):
     """ "name (0.42 s)", or just the name when no time is given, wrapped onto as many
-    lines as a panel ``width`` inches wide needs, so that neighbouring titles never touch."""
+    lines as a panel ``width`` inches wide needs, so that neighbouring titles never
+    touch."""
     text = name if seconds is None else f"{name} ({seconds:.2f} s)"
     size = mpl.rcParams["axes.titlesize"]
     size = size if isinstance(size, int | float) else mpl.rcParams["font.size"]
@@ -438,8 +451,9 @@ def _panel_title(name, seconds, width):
 def embedding_grid(panels, labels=None, *, ncols=3, suptitle=None, legend_title=None):
     """A grid of 2-D embeddings of the same data, each titled with its method and time.
 
-    The grid fills the text column (:data:`COLUMN_WIDTH`); the panels carry no ticks, since
-    an embedding's coordinates have no units to read, and share one legend or colour bar.
+    The grid fills the text column (:data:`COLUMN_WIDTH`); the panels carry no ticks,
+    since an embedding's coordinates have no units to read, and share one legend or
+    colour bar.
 
     Parameters
     ----------
@@ -527,7 +541,8 @@ def curves(
     styles=None,
     legend_loc="best",
 ):
-    """Several named line series on one axes, distinguishable in colour and in greyscale.
+    """Several named line series on one axes, distinguishable in colour and in
+    greyscale.
 
     Parameters
     ----------
@@ -572,8 +587,8 @@ def curves(
 
 
 def _data_points(ax, samples=24):
-    """Display coordinates of what ``ax`` draws: line vertices (and ``samples`` points on
-    every segment between them) and scatter points."""
+    """Display coordinates of what ``ax`` draws: line vertices (and ``samples`` points
+    on every segment between them) and scatter points."""
     chunks = [np.empty((0, 2))]
     for line in ax.get_lines():
         xy = line.get_transform().transform(np.asarray(line.get_xydata(), dtype=float))
@@ -630,7 +645,8 @@ def place_legend(ax, *, loc="best", **kwargs):
 
 
 def _image_grid_figsize(n_rows, n_cols, panel_size):
-    """Square panels of ``panel_size`` inches, shrunk so that the grid fits the column."""
+    """Square panels of ``panel_size`` inches, shrunk so that the grid fits the
+    column."""
     side = min(check_positive(panel_size, name="panel_size"), COLUMN_WIDTH / n_cols)
     return side * n_cols, side * n_rows
 
@@ -659,7 +675,8 @@ def image_grid(
     cmap : str, default="gray_r"
         Colour map; "gray_r" shows ink as dark on light.
     vmin, vmax : float, optional
-        The same grey scale for every panel (by default each panel is scaled on its own).
+        The same grey scale for every panel (by default each panel is scaled on its
+        own).
     panel_size : float, default=1.1
         Width and height of one panel in inches; reduced when the grid would be wider
         than the text column (:data:`COLUMN_WIDTH`).
@@ -762,9 +779,9 @@ def displacement_map(
 
     Each point is a dot at its reference position; a line leads from it to
     ``reference + magnify * (moved - reference)``, which is marked too. Used for the map
-    of the provincial capitals in book/02_mds, where the MDS positions differ from the true
-    ones by a few kilometres on a map thousands of kilometres wide: drawn as they are, the
-    two sets of dots would cover each other. Both axes get the same scale.
+    of the provincial capitals in book/02_mds, where the MDS positions differ from the
+    true ones by a few kilometres on a map thousands of kilometres wide: drawn as they
+    are, the two sets of dots would cover each other. Both axes get the same scale.
 
     Parameters
     ----------
@@ -841,8 +858,8 @@ def displacement_map(
 
 
 def _weight_arc(ax, start, end, colour, width):
-    """A parabola from ``start`` to ``end`` above the line y = 0, a third of its span high;
-    returns its apex."""
+    """A parabola from ``start`` to ``end`` above the line y = 0, a third of its span
+    high; returns its apex."""
     u = np.linspace(0.0, 1.0, 30)
     height = abs(end - start) / 3
     ax.plot(start + u * (end - start), 4 * height * u * (1 - u), color=colour, lw=width)
@@ -850,7 +867,8 @@ def _weight_arc(ax, start, end, colour, width):
 
 
 def _draw_neighbourhood(ax, points, centre, neighbors, weights, norm, cmap):
-    """One panel of :func:`neighbourhood_weights`; ``points`` has shape (n, 1) or (n, 2).
+    """One panel of :func:`neighbourhood_weights`; ``points`` has shape (n, 1) or (n,
+    2).
 
     Each weight is written at the top of its arc (1-D), or next to its neighbour in the
     plane; neighbours in a row on the same side of the point get their labels on
@@ -924,7 +942,8 @@ def neighbourhood_weights(
     weights : array-like of shape (k,)
         The weight of each neighbour (e.g. a row of ``lle.barycenter_weights``).
     Z : array-like of shape (n_samples,) or (n_samples, 2), optional
-        An embedding of the same points; a 1-D one is drawn on a line, its edges as arcs.
+        An embedding of the same points; a 1-D one is drawn on a line, its edges as
+        arcs.
     titles : tuple of str, default=("data", "embedding")
         Titles of the two panels.
 
@@ -1013,8 +1032,8 @@ def heatmap(
     """Values on a grid of two parameters as coloured, labelled cells; several panels
     (e.g. one per value of a third parameter) share one colour scale and colour bar.
 
-    Made for cross-validated scores over a hyper-parameter grid (book/12_exercises): every
-    cell shows its value, in black or white to stay readable on its colour.
+    Made for cross-validated scores over a hyper-parameter grid (book/12_exercises):
+    every cell shows its value, in black or white to stay readable on its colour.
 
     Parameters
     ----------

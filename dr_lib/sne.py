@@ -3,8 +3,8 @@
 What the neighbour embeddings of book/07_sne_tsne and book/08_nerv_classnerv share:
 
 * the conditional probabilities p_{j|i} of [T] (10-30) with one Gaussian bandwidth per
-  point, found by bisection on the precision beta_i = 1 / (2 sigma_i^2) so that every row
-  has the requested perplexity 2^H (:func:`calibrate_precisions`,
+  point, found by bisection on the precision beta_i = 1 / (2 sigma_i^2) so that every
+  row has the requested perplexity 2^H (:func:`calibrate_precisions`,
   :func:`conditional_probabilities`), over all pairs or over the nearest neighbours;
 * the joint probabilities p_ij = (p_{j|i} + p_{i|j}) / (2N) of [T] (10-31)
   (:func:`joint_probabilities`), dense or sparse;
@@ -13,9 +13,10 @@ What the neighbour embeddings of book/07_sne_tsne and book/08_nerv_classnerv sha
   q_ij whose kernel has ``dof`` degrees of freedom (:func:`tsne_cost_gradient`,
   [T] (10-32)-(10-34) with the normalisation corrected).
 
-Rows of ``X`` and ``Z`` are samples (the book's formulas write them as columns). The fast
-approximations of the t-SNE gradient live in the private modules ``_tsne_attraction``,
-``_tsne_bh`` and ``_tsne_fft``. Derived and checked in book/07_sne_tsne.
+Rows of ``X`` and ``Z`` are samples (the book's formulas write them as columns). The
+fast approximations of the t-SNE gradient live in the private modules
+``_tsne_attraction``, ``_tsne_bh`` and ``_tsne_fft``. Derived and checked in
+book/07_sne_tsne.
 """
 
 import numpy as np
@@ -60,10 +61,11 @@ MAX_BISECTION_STEPS = 200
 
 
 def neighbour_count(perplexity, n_samples):
-    """Neighbours kept per point by the sparse affinities: min(N - 1, floor(3 perplexity)).
+    """Neighbours kept per point by the sparse affinities: min(N - 1, floor(3
+    perplexity)).
 
-    A Gaussian whose perplexity is u puts almost no mass beyond its 3u nearest neighbours
-    (van der Maaten 2014); openTSNE uses the same count.
+    A Gaussian whose perplexity is u puts almost no mass beyond its 3u nearest
+    neighbours (van der Maaten 2014); openTSNE uses the same count.
     """
     return int(min(n_samples - 1, np.floor(3 * perplexity)))
 
@@ -72,10 +74,11 @@ def neighbour_count(perplexity, n_samples):
 
 
 def entropy_bits(P):
-    """Entropy H(P_i) = -sum_j p_ij log2 p_ij of every row of a probability matrix, in bits.
+    """Entropy H(P_i) = -sum_j p_ij log2 p_ij of every row of a probability matrix, in
+    bits.
 
-    Zero entries contribute nothing (p log p -> 0). Dense arrays and scipy sparse matrices
-    are accepted; each row should sum to one.
+    Zero entries contribute nothing (p log p -> 0). Dense arrays and scipy sparse
+    matrices are accepted; each row should sum to one.
 
     Returns
     -------
@@ -98,11 +101,12 @@ def _plogp(p):
 
 
 def perplexity_of_rows(P):
-    """Perplexity 2^H(P_i) of every row, the effective number of neighbours ([S], [B])."""
+    """Perplexity 2^H(P_i) of every row, the effective number of neighbours ([S],
+    [B])."""
     return 2.0 ** entropy_bits(P)
 
 
-# ------------------------------------------------------------------ the bisection on beta
+# ---------------------------------------------------------------- the bisection on beta
 
 
 @njit(cache=True, inline="always")
@@ -117,7 +121,8 @@ def _row_min(row, skip):
 
 @njit(cache=True)
 def _row_distribution(row, skip, beta, out):
-    """exp(-beta (d_j - d_min)) over the row (entry ``skip`` excluded), normalised in ``out``.
+    """exp(-beta (d_j - d_min)) over the row (entry ``skip`` excluded), normalised in
+    ``out``.
 
     Returns the entropy of the normalised row in nats:
     H = log S + beta <d - d_min>, with S the sum of the unnormalised weights.
@@ -141,7 +146,8 @@ def _row_distribution(row, skip, beta, out):
 
 @njit(cache=True)
 def _initial_beta(row, skip):
-    """1 / (mean squared distance beyond the nearest): a starting point of the right scale."""
+    """1 / (mean squared distance beyond the nearest): a starting point of the right
+    scale."""
     d_min = _row_min(row, skip)
     total = 0.0
     count = 0
@@ -154,7 +160,8 @@ def _initial_beta(row, skip):
 
 @njit(cache=True, parallel=True)
 def _bisect_rows(sq_dist, diagonal_is_self, target, tol, max_steps, P, beta, steps):
-    """Bisection on beta_i for every row, in parallel; fills ``P``, ``beta`` and ``steps``.
+    """Bisection on beta_i for every row, in parallel; fills ``P``, ``beta`` and
+    ``steps``.
 
     The entropy decreases monotonically in beta (book/07_sne_tsne), so the bracket
     [lo, hi] always contains the solution: a too-high entropy raises lo, a too-low one
@@ -204,8 +211,8 @@ def calibrate_precisions(
     perplexity : float
         Target perplexity, 0 < perplexity < number of candidates.
     diagonal_is_self : bool, default=False
-        Whether entry (i, i) is the point itself (a square all-pairs matrix); it then gets
-        probability 0.
+        Whether entry (i, i) is the point itself (a square all-pairs matrix); it then
+        gets probability 0.
     tol : float, default=ENTROPY_TOL
         Tolerance on the entropy, in nats.
     max_steps : int, default=MAX_BISECTION_STEPS
@@ -233,15 +240,15 @@ def calibrate_precisions(
     return P, beta, steps
 
 
-# ------------------------------------------------------------------- P: conditional, joint
+# ---------------------------------------------------------------- P: conditional, joint
 
 
 def conditional_probabilities(X, perplexity=30.0, *, method="exact"):
     """The conditional neighbour probabilities p_{j|i} of SNE, [T] (10-30).
 
     p_{j|i} = exp(-beta_i ||x_i - x_j||^2) / sum_{k != i} exp(-beta_i ||x_i - x_k||^2),
-    p_{i|i} = 0, with beta_i = 1 / (2 sigma_i^2) set by :func:`calibrate_precisions` so that
-    every row has perplexity ``perplexity``. See book/07_sne_tsne.
+    p_{i|i} = 0, with beta_i = 1 / (2 sigma_i^2) set by :func:`calibrate_precisions` so
+    that every row has perplexity ``perplexity``. See book/07_sne_tsne.
 
     Parameters
     ----------
@@ -305,11 +312,12 @@ def joint_probabilities(X, perplexity=30.0, *, method="exact"):
 
 
 def student_t_kernel(sq_dist, dof=1.0):
-    """The heavy-tailed kernel w = (1 + d^2 / alpha)^(-alpha) of t-SNE with alpha = ``dof``.
+    """The heavy-tailed kernel w = (1 + d^2 / alpha)^(-alpha) of t-SNE with alpha =
+    ``dof``.
 
     alpha = 1 is [T] (10-32), the Cauchy kernel 1 / (1 + d^2); alpha -> inf gives the
-    Gaussian exp(-d^2) of (symmetric) SNE, used when ``dof=np.inf``; alpha < 1 has heavier
-    tails (Kobak et al. 2019). See book/07_sne_tsne.
+    Gaussian exp(-d^2) of (symmetric) SNE, used when ``dof=np.inf``; alpha < 1 has
+    heavier tails (Kobak et al. 2019). See book/07_sne_tsne.
     """
     if np.isinf(dof):
         return np.exp(-sq_dist)
@@ -319,7 +327,8 @@ def student_t_kernel(sq_dist, dof=1.0):
 
 
 def kernel_force_factor(sq_dist, dof=1.0):
-    """The factor w^(1/alpha) = -d log w / d(d^2) = 1 / (1 + d^2 / alpha) of the gradient.
+    """The factor w^(1/alpha) = -d log w / d(d^2) = 1 / (1 + d^2 / alpha) of the
+    gradient.
 
     It is 1 for the Gaussian (``dof=np.inf``) and w itself for t-SNE (alpha = 1).
     """
@@ -329,7 +338,8 @@ def kernel_force_factor(sq_dist, dof=1.0):
 
 
 def conditional_q(Z):
-    """SNE's map probabilities q_{j|i} = exp(-||z_i - z_j||^2) / sum_{k != i} (...), q_{i|i} = 0.
+    """SNE's map probabilities q_{j|i} = exp(-||z_i - z_j||^2) / sum_{k != i} (...),
+    q_{i|i} = 0.
 
     Returns
     -------
@@ -348,9 +358,9 @@ def _conditional_q(Z):
 def joint_q(Z, dof=1.0):
     """The joint map probabilities q_ij = w_ij / sum_{k != l} w_kl, q_ii = 0.
 
-    With w the kernel of :func:`student_t_kernel`: t-SNE for ``dof=1``, symmetric SNE for
-    ``dof=np.inf``. The sum runs over all pairs, not over row i ([T] (10-32) normalises
-    per row, an erratum shown in book/07_sne_tsne).
+    With w the kernel of :func:`student_t_kernel`: t-SNE for ``dof=1``, symmetric SNE
+    for ``dof=np.inf``. The sum runs over all pairs, not over row i ([T] (10-32)
+    normalises per row, an erratum shown in book/07_sne_tsne).
 
     Returns
     -------
@@ -369,7 +379,8 @@ def _kl(P, Q):
 
 
 def _gradient_from_pairs(M, Z):
-    """sum_j M_ij (z_i - z_j) for every i, i.e. (diag(M 1) - M) Z in rows-as-samples form."""
+    """sum_j M_ij (z_i - z_j) for every i, i.e. (diag(M 1) - M) Z in rows-as-samples
+    form."""
     return M.sum(axis=1)[:, None] * Z - M @ Z
 
 
@@ -440,9 +451,9 @@ def tsne_cost_gradient(P, Z, dof=1.0, *, exaggeration=1.0):
 def _tsne_cost_gradient(P, Z, dof, exaggeration, compute_cost=True):
     """:func:`tsne_cost_gradient` on validated dense arrays; the cost only when asked.
 
-    Besides P it holds two N x N arrays: T = w^(1/alpha) = 1 / (1 + d^2 / alpha), built in
-    the buffer of the squared distances, and M = (rho P - Q) * T, built in the buffer of w.
-    For alpha = 1, w = T; for the Gaussian, T = 1.
+    Besides P it holds two N x N arrays: T = w^(1/alpha) = 1 / (1 + d^2 / alpha), built
+    in the buffer of the squared distances, and M = (rho P - Q) * T, built in the buffer
+    of w. For alpha = 1, w = T; for the Gaussian, T = 1.
     """
     T = squared_distances(Z)
     if np.isinf(dof):

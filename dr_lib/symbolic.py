@@ -6,8 +6,8 @@ A chapter writes an equation, then a code cell whose check fails if the step is 
     symbolic.check_identity((A * B).trace(), (B * A).trace(), "eq-found-trace-cyclic")
 
 The last line of the cell shows ``✔ eq-found-trace-cyclic  (sympy: exact)``; a wrong
-identity raises :class:`SymbolicCheckError` instead. A run of several checks is folded into
-one block with :func:`checks`.
+identity raises :class:`SymbolicCheckError` instead. A run of several checks is folded
+into one block with :func:`checks`.
 """
 
 import html
@@ -75,7 +75,8 @@ class Check:
         return f"✔ `{self.label}`  ({self.detail})"
 
     def _repr_html_(self):
-        """The line of :meth:`__repr__`, its mark styled by the book (class dr-check)."""
+        """The line of :meth:`__repr__`, its mark styled by the book (class
+        dr-check)."""
         return f'<div class="dr-check">{self._html_line()}</div>'
 
     def _html_line(self):
@@ -86,11 +87,12 @@ class Check:
 
 
 class CheckList(tuple):
-    """Several passed checks shown as one folded block: a summary line, details on demand.
+    """Several passed checks shown as one folded block: a summary line, details on
+    demand.
 
     Returned by :func:`checks`. As the last expression of a notebook cell it renders, in
-    the book, as a collapsed block whose summary reads "✔ 7 checks hold: <title>"; printed
-    (``print``, nbval, a terminal) it is one line per check.
+    the book, as a collapsed block whose summary reads "✔ 7 checks hold: <title>";
+    printed (``print``, nbval, a terminal) it is one line per check.
     """
 
     title = ""
@@ -208,10 +210,10 @@ def diagonal(name, n):
 def centred_points(n, dim, *, name="z"):
     """``n`` symbolic points in ``dim`` dimensions whose mean is zero, as columns.
 
-    The sources write samples as columns: this is the ``dim x n`` matrix
-    Z = [z_1, ..., z_n] with sum_i z_i = 0, the assumption behind [T] (10-12) and
-    [W] 式(10.4). The first ``n - 1`` columns are free symbols ``name_{i,j}``; the last is
-    minus their sum. See book/02_mds.
+    The sources write samples as columns: this is the ``dim x n`` matrix Z = [z_1, ...,
+    z_n] with sum_i z_i = 0, the assumption behind [T] (10-12) and [W] 式(10.4). The
+    first ``n - 1`` columns are free symbols ``name_{i,j}``; the last is minus their
+    sum. See book/02_mds.
 
     Returns
     -------
@@ -296,7 +298,8 @@ def check_identity(lhs, rhs, label, *, assumptions=None):
         detail = "sympy: exact"
     if not holds:
         raise SymbolicCheckError(
-            f"{label} does not hold: lhs - rhs simplifies to\n{_shorten(sp.pretty(residual))}"
+            f"{label} does not hold: lhs - rhs simplifies "
+            f"to\n{_shorten(sp.pretty(residual))}"
         )
     return Check(label=label, kind="symbolic", detail=detail)
 
@@ -304,11 +307,11 @@ def check_identity(lhs, rhs, label, *, assumptions=None):
 def check_numeric(lhs, rhs, label, *, rtol=1e-10, atol=1e-12):
     """Check that two numeric results agree (``np.allclose``) and have the same shape.
 
-    The tolerance is the claim: choose it from the accuracy of the method (round-off of a
-    stable algorithm, an optimiser's tolerance, a Monte-Carlo standard error), with room
-    for other machines' BLAS (see CONTRIBUTING.md); never from the error that one run
-    happened to show. With ``DR_BOOK_CHECK_LOG`` set, the fraction of the tolerance used,
-    max |lhs − rhs| / (atol + rtol·|rhs|), is recorded (:mod:`dr_lib._check_log`).
+    The tolerance is the claim: choose it from the accuracy of the method (round-off of
+    a stable algorithm, an optimiser's tolerance, a Monte-Carlo standard error), with
+    room for other machines' BLAS (see CONTRIBUTING.md); never from the error that one
+    run happened to show. With ``DR_BOOK_CHECK_LOG`` set, the fraction of the tolerance
+    used, max |lhs − rhs| / (atol + rtol·|rhs|), is recorded (:mod:`dr_lib._check_log`).
 
     Parameters
     ----------
@@ -325,8 +328,8 @@ def check_numeric(lhs, rhs, label, *, rtol=1e-10, atol=1e-12):
     Raises
     ------
     NumericCheckError
-        If the shapes differ or any entry differs by more than the tolerance; the message
-        gives the largest absolute difference.
+        If the shapes differ or any entry differs by more than the tolerance; the
+        message gives the largest absolute difference.
     """
     a, b = np.asarray(lhs), np.asarray(rhs)
     if a.shape != b.shape:
@@ -432,8 +435,8 @@ def check_at_most(value, bound, label, *, scale=None):
     label : str
         What is claimed, shown in the result and in any error; unique in a notebook.
     scale : float, optional
-        The size against which the margin is measured; ``|bound|`` by default (needed when
-        the bound is 0).
+        The size against which the margin is measured; ``|bound|`` by default (needed
+        when the bound is 0).
 
     Returns
     -------
@@ -457,11 +460,13 @@ def check_at_least(value, bound, label, *, scale=None):
     return _check_bound(value, bound, label, scale, upper=False)
 
 
-#: A relative tolerance above this is loose enough to be worth showing on the check line.
+#: A relative tolerance above this is loose enough to be worth showing on the check
+#: line.
 LOOSE_RTOL = 1e-6
 
 
 def _numeric_detail(max_diff, rtol):
-    """ "max err 4e-15", with the relative tolerance when it is loose ("..., rtol 0.01")."""
+    """ "max err 4e-15", with the relative tolerance when it is loose
+    ("..., rtol 0.01")."""
     detail = f"max err {max_diff:.0e}"
     return detail + (f", rtol {rtol:g}" if rtol > LOOSE_RTOL else "")

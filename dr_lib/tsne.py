@@ -1,7 +1,8 @@
 """The SNE and t-SNE estimators, and the t-SNE gradient by three methods.
 
-``TSNE`` minimises KL(P || Q) ([T] (10-33), corrected to the joint form) with the gradient
-of [T] (10-34), generalised to ``dof`` degrees of freedom (Kobak et al. 2019), computed
+``TSNE`` minimises KL(P || Q) ([T] (10-33), corrected to the joint form) with the
+gradient of [T] (10-34), generalised to ``dof`` degrees of freedom (Kobak et al. 2019),
+computed
 
 * ``"exact"``: dense over all pairs, O(N^2) time and memory (``dr_lib.sne``);
 * ``"barnes_hut"``: sparse P over the nearest neighbours (attraction,
@@ -15,10 +16,10 @@ of [T] (10-34), generalised to ``dof`` degrees of freedom (Kobak et al. 2019), c
   per axis that fraction stops shrinking (about 9 / 80^2 = 1 / 700 of the pairs, for
   points spread evenly).
 
-``SNE`` is the original conditional method (Gaussian q_{j|i}, exact). Both optimise with the
-shared momentum-and-gains gradient descent of ``dr_lib._optimize``. ``TSNE.transform`` places
-new points into the fixed map, one point at a time. Derived, checked and measured in
-book/07_sne_tsne.
+``SNE`` is the original conditional method (Gaussian q_{j|i}, exact). Both optimise with
+the shared momentum-and-gains gradient descent of ``dr_lib._optimize``.
+``TSNE.transform`` places new points into the fixed map, one point at a time. Derived,
+checked and measured in book/07_sne_tsne.
 """
 
 from dataclasses import KW_ONLY, dataclass
@@ -61,7 +62,8 @@ __all__ = [
 #: distances, the kernel and the pair weights: four N x N float64 arrays, plus
 #: temporaries when the cost is evaluated; measured in book/07_sne_tsne).
 EXACT_BYTES_PER_PAIR = 48
-#: Standard deviation of the first coordinate of the initial map (openTSNE, scikit-learn).
+#: Standard deviation of the first coordinate of the initial map (openTSNE,
+#: scikit-learn).
 INIT_STD = 1e-4
 #: Largest step of one point in one iteration (openTSNE's max_step_norm).
 MAX_STEP = 5.0
@@ -210,9 +212,9 @@ class NeighbourEmbedding(TransformerMixin, BaseEstimator):
     """The parameters that SNE, t-SNE, NeRV and ClassNeRV share, declared once.
 
     scikit-learn reads an estimator's parameters from the signature of its ``__init__``;
-    the dataclass writes that ``__init__`` from these fields, and each estimator adds its
-    own fields (keyword-only) or gives a field another default. ``n_components`` may be
-    passed by position, the rest by name.
+    the dataclass writes that ``__init__`` from these fields, and each estimator adds
+    its own fields (keyword-only) or gives a field another default. ``n_components`` may
+    be passed by position, the rest by name.
 
     Parameters
     ----------
@@ -222,9 +224,11 @@ class NeighbourEmbedding(TransformerMixin, BaseEstimator):
     learning_rate : float or "auto", default="auto"
         Each estimator says how it scales the step.
     max_iter : int, default=1000
-    init : {"pca", "random"} or ndarray of shape (n_samples, n_components), default="pca"
+    init : {"pca", "random"} or ndarray of shape (n_samples, n_components),
+    default="pca"
     random_state : int, RandomState or None, default=None
-        Seeds the random initialisation (``init="random"``); PCA starts are deterministic.
+        Seeds the random initialisation (``init="random"``); PCA starts are
+        deterministic.
     verbose : bool, default=False
         Show a text progress bar with the cost.
     """
@@ -258,10 +262,11 @@ def _fit_common(estimator, X):
 class TSNE(NeighbourEmbedding):
     """t-distributed stochastic neighbour embedding.
 
-    Minimises KL(P || Q) between the joint neighbour probabilities of the data,
-    p_ij = (p_{j|i} + p_{i|j}) / (2N) ([T] (10-30), (10-31)), and those of the map,
-    q_ij proportional to (1 + ||z_i - z_j||^2 / alpha)^(-alpha) ([T] (10-32) with the
-    normalisation over all pairs), by gradient descent on [T] (10-34). See book/07_sne_tsne.
+    Minimises KL(P || Q) between the joint neighbour probabilities of the data, p_ij =
+    (p_{j|i} + p_{i|j}) / (2N) ([T] (10-30), (10-31)), and those of the map, q_ij
+    proportional to (1 + ||z_i - z_j||^2 / alpha)^(-alpha) ([T] (10-32) with the
+    normalisation over all pairs), by gradient descent on [T] (10-34). See
+    book/07_sne_tsne.
 
     Parameters
     ----------
@@ -272,20 +277,21 @@ class TSNE(NeighbourEmbedding):
         P is multiplied by this during the first ``early_exaggeration_iter`` iterations.
     learning_rate : float or "auto", default="auto"
         In the convention of openTSNE, FIt-SNE and bhtsne: it multiplies the gradient
-        *without* its factor 4 (scikit-learn's learning rate multiplies the full gradient,
-        so its numbers are 4 times smaller for the same step). "auto" is N / exaggeration
-        in each phase (Belkina et al. 2019), as in openTSNE: N / 12, then N. scikit-learn's
-        "auto", max(N / (4 early_exaggeration), 50), is one rate for both phases: the same
-        step as this one during early exaggeration (above its floor), 12 times smaller
-        after it (book/07_sne_tsne, "t-SNE in practice").
+        *without* its factor 4 (scikit-learn's learning rate multiplies the full
+        gradient, so its numbers are 4 times smaller for the same step). "auto" is N /
+        exaggeration in each phase (Belkina et al. 2019), as in openTSNE: N / 12, then
+        N. scikit-learn's "auto", max(N / (4 early_exaggeration), 50), is one rate for
+        both phases: the same step as this one during early exaggeration (above its
+        floor), 12 times smaller after it (book/07_sne_tsne, "t-SNE in practice").
     max_iter : int, default=1000
         Iterations in total, early exaggeration included.
-    init : {"pca", "random"} or ndarray of shape (n_samples, n_components), default="pca"
+    init : {"pca", "random"} or ndarray of shape (n_samples, n_components),
+    default="pca"
         PCA and random starts are scaled so the first coordinate has std 1e-4.
     method : {"exact", "barnes_hut", "fft"}, default="barnes_hut"
         How the gradient is computed: dense O(N^2) (limited by memory), Barnes–Hut tree
-        (maps of 1 to 3 dimensions) or FFT interpolation (1-D and 2-D maps). The last two
-        use P over the floor(3 perplexity) nearest neighbours.
+        (maps of 1 to 3 dimensions) or FFT interpolation (1-D and 2-D maps). The last
+        two use P over the floor(3 perplexity) nearest neighbours.
     angle : float, default=0.5
         Barnes–Hut's opening angle theta: a cell of side s at distance d counts as one
         point when s / d < theta. 0 is exact (and slow).
@@ -293,7 +299,8 @@ class TSNE(NeighbourEmbedding):
         Degrees of freedom alpha of the map kernel (1 + d^2 / alpha)^(-alpha): 1 is
         t-SNE, ``np.inf`` the Gaussian of symmetric SNE, alpha < 1 heavier tails.
     random_state : int, RandomState or None, default=None
-        Seeds the random initialisation (``init="random"``); PCA starts are deterministic.
+        Seeds the random initialisation (``init="random"``); PCA starts are
+        deterministic.
     verbose : bool, default=False
         Show a text progress bar with the cost.
     early_exaggeration_iter : int, default=250
@@ -392,13 +399,13 @@ class TSNE(NeighbourEmbedding):
     def transform(self, X):
         """Place new points into the fixed map, each on its own.
 
-        Every new point x gets conditional probabilities p_{j|x} over its
-        floor(3 u) nearest training points (perplexity u = ``TRANSFORM_PERPLEXITY``),
-        starts at the median map position of those neighbours, and moves to minimise
-        KL(P_x || Q_x) with q_{j|x} proportional to the map kernel between it and the
-        training points, by the same gradient descent. The training map does not move and
-        new points do not interact, so the result for a point does not depend on the
-        others passed with it. See book/07_sne_tsne.
+        Every new point x gets conditional probabilities p_{j|x} over its floor(3 u)
+        nearest training points (perplexity u = ``TRANSFORM_PERPLEXITY``), starts at the
+        median map position of those neighbours, and moves to minimise KL(P_x || Q_x)
+        with q_{j|x} proportional to the map kernel between it and the training points,
+        by the same gradient descent. The training map does not move and new points do
+        not interact, so the result for a point does not depend on the others passed
+        with it. See book/07_sne_tsne.
 
         Parameters
         ----------
@@ -428,7 +435,8 @@ class TSNE(NeighbourEmbedding):
             evaluate,
             [Phase(TRANSFORM_ITER, TRANSFORM_LEARNING_RATE, TRANSFORM_MOMENTUM)],
             max_step=MAX_STEP,
-            min_grad_norm=0.0,  # no early stop on the joint norm: points stay independent
+            # no early stop on the joint norm: points stay independent
+            min_grad_norm=0.0,
             recentre=False,
             verbose=bool(self.verbose),
             desc="t-SNE transform",
@@ -472,11 +480,11 @@ def _placement_cost_gradient(P, reference, dof, method, angle):
 class SNE(NeighbourEmbedding):
     """Stochastic neighbour embedding (Hinton & Roweis 2002), exact.
 
-    Minimises sum_i KL(P_i || Q_i) between the conditional neighbour probabilities of the
-    data, p_{j|i} ([T] (10-30)), and those of the map, q_{j|i} proportional to
+    Minimises sum_i KL(P_i || Q_i) between the conditional neighbour probabilities of
+    the data, p_{j|i} ([T] (10-30)), and those of the map, q_{j|i} proportional to
     exp(-||z_i - z_j||^2), with the gradient
-    2 sum_j (p_{j|i} - q_{j|i} + p_{i|j} - q_{i|j}) (z_i - z_j) ([B], [S]). O(N^2) time and
-    memory per iteration. See book/07_sne_tsne.
+    2 sum_j (p_{j|i} - q_{j|i} + p_{i|j} - q_{i|j}) (z_i - z_j) ([B], [S]). O(N^2) time
+    and memory per iteration. See book/07_sne_tsne.
 
     Parameters
     ----------

@@ -44,7 +44,8 @@ _LABEL_CHARS = 80
 
 
 def _as_numbers(value):
-    """``value`` as a float array, or None if it is not numbers (strings, symbols, ...)."""
+    """``value`` as a float array, or None if it is not numbers (strings, symbols,
+    ...)."""
     try:
         numbers = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError, OverflowError):
@@ -105,7 +106,8 @@ def _compare(line, text, op, left, right):
 
 
 def _chain(line, text, ops, *operands):
-    """``a <op1> b <op2> c ...`` with Python's meaning (stop at the first false link)."""
+    """``a <op1> b <op2> c ...`` with Python's meaning (stop at the first false
+    link)."""
     result = True
     for k, op in enumerate(ops):
         left, right = operands[k], operands[k + 1]
@@ -175,7 +177,8 @@ def _is_close_call(node):
 
 
 def _is_all_call(node):
-    """``all(x)``, ``np.all(x)``, ``numpy.all(x)``: the claim is its argument, everywhere."""
+    """``all(x)``, ``np.all(x)``, ``numpy.all(x)``: the claim is its argument,
+    everywhere."""
     if not isinstance(node, ast.Call) or len(node.args) != 1 or node.keywords:
         return False
     function = node.func
@@ -239,8 +242,8 @@ def _claim(node, line):
 
 def _close_call(node, line, negated):
     call = _call(
-        "__dr_close__", line, ast.Constant(_text(node)), ast.Constant(negated), node.func,
-        *node.args,
+        "__dr_close__", line, ast.Constant(_text(node)), ast.Constant(negated),
+        node.func, *node.args,
     )  # fmt: skip
     call.keywords = node.keywords
     return call

@@ -1,6 +1,8 @@
-"""pytest plugin: let every notebook's checks record themselves (``-p tests.check_log.plugin``).
+"""pytest plugin: let every notebook's checks record themselves
+(``-p tests.check_log.plugin``).
 
-With ``DR_BOOK_CHECK_LOG`` set (see :mod:`dr_lib._check_log`), for ``pytest --nbval-lax``:
+With ``DR_BOOK_CHECK_LOG`` set (see :mod:`dr_lib._check_log`), for
+``pytest --nbval-lax``:
 
 - the log starts empty: one pytest run writes one log;
 - before a notebook's kernel starts, ``DR_BOOK_NOTEBOOK`` is set to the notebook's path

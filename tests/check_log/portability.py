@@ -1,4 +1,5 @@
-"""Run the notebooks and the library tests as other machines would, and compare the checks.
+"""Run the notebooks and the library tests as other machines would, and compare the
+checks.
 
 A reader's CPU makes OpenBLAS pick another kernel, and their machine another number of
 threads; both change round-off. This runs, for each configuration given,
@@ -24,8 +25,8 @@ Usage::
 
 The positional arguments are the notebooks (files or folders; ``book`` by default).
 
-``--keep`` names runs whose logs are already in ``--out`` (``make test`` keeps the log of
-its own run of every notebook), to join without running them again.
+``--keep`` names runs whose logs are already in ``--out`` (``make test`` keeps the log
+of its own run of every notebook), to join without running them again.
 """
 
 import argparse

@@ -72,7 +72,8 @@ def _headroom(entry):
 
 
 def load(runs):
-    """``{(notebook, label): Check}`` and ``{run: notebooks it covers}`` from the logs."""
+    """``{(notebook, label): Check}`` and ``{run: notebooks it covers}`` from the
+    logs."""
     checks, covered = {}, defaultdict(set)
     sites = defaultdict(set)  # (run, notebook, label) -> sites
     for run, path in runs.items():
@@ -124,7 +125,8 @@ def judge(runs):
         "missing in some runs": missing,
         "failed": failed,
         "thin headroom": [
-            f"{c.describe()} | headroom {c.worst:.3g} < {RATIO:g} x spread {c.spread:.3g}"
+            f"{c.describe()} | headroom {c.worst:.3g} < {RATIO:g} x spread "
+            f"{c.spread:.3g}"
             for c in thin
         ],
         "closest": [

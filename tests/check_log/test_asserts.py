@@ -1,4 +1,5 @@
-"""The assert recorder keeps every assert's meaning and records each comparison's margin."""
+"""The assert recorder keeps every assert's meaning and records each comparison's
+margin."""
 
 import ast
 import json

@@ -1,4 +1,5 @@
-"""End to end: nbval with the plugin logs a notebook's checks and asserts, cell by cell."""
+"""End to end: nbval with the plugin logs a notebook's checks and asserts, cell by
+cell."""
 
 import json
 import os

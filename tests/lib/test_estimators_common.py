@@ -1,9 +1,9 @@
 """What every dr_lib estimator must do, whatever its method.
 
-scikit-learn's own estimator checks run on every estimator (chapters that add an estimator
-add it to ESTIMATORS, and its non-applicable checks to EXPECTED_FAILED_CHECKS with a
-reason). The tests below them cover what those checks do not: an estimator owns its
-state, so changing the caller's array after ``fit`` changes nothing.
+scikit-learn's own estimator checks run on every estimator (chapters that add an
+estimator add it to ESTIMATORS, and its non-applicable checks to EXPECTED_FAILED_CHECKS
+with a reason). The tests below them cover what those checks do not: an estimator owns
+its state, so changing the caller's array after ``fit`` changes nothing.
 """
 
 import pickle
@@ -36,11 +36,11 @@ ESTIMATORS = [
 ]
 
 # The checks' data are well-separated clusters: make_blobs (two groups of 15 points, or
-# three) and the iris data, whose setosa class lies apart. Their 5-nearest-neighbour graph
-# is disconnected, and dr_lib refuses a disconnected graph by design (a ValueError that
-# names the number of components and the fix; scikit-learn's Isomap joins the components
-# with a warning instead). test_pickled_and_piped_estimators_agree below repeats these
-# checks on connected data.
+# three) and the iris data, whose setosa class lies apart. Their 5-nearest-neighbour
+# graph is disconnected, and dr_lib refuses a disconnected graph by design (a ValueError
+# that names the number of components and the fix; scikit-learn's Isomap joins the
+# components with a warning instead). test_pickled_and_piped_estimators_agree below
+# repeats these checks on connected data.
 _DISCONNECTED = (
     "the check's clustered data give a disconnected 5-nearest-neighbour graph, which "
     "dr_lib rejects with a ValueError by design"
@@ -107,11 +107,12 @@ def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 
 
-# ------------------------------------------------------------ beyond scikit-learn's checks
+# --------------------------------------------------------- beyond scikit-learn's checks
 
 
 def _smooth_data(n_samples=60, seed=3):
-    """Points on a gently curved sheet in R^4: every neighbour graph here is connected."""
+    """Points on a gently curved sheet in R^4: every neighbour graph here is
+    connected."""
     rng = np.random.default_rng(seed)
     u, v = rng.uniform(0, 1, (2, n_samples))
     noise = 0.01 * rng.normal(size=(n_samples, 2))

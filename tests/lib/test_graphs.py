@@ -34,7 +34,8 @@ def test_kneighbors_with_duplicates_finds_the_copy_at_distance_zero():
 
 
 def _ranked_by_definition(points, X, k, exclude_self):
-    """Neighbours by exact distance, ties by the smaller index: a loop over all pairs."""
+    """Neighbours by exact distance, ties by the smaller index: a loop over all
+    pairs."""
     rows = []
     for i, x in enumerate(points):
         squared = ((X - x) ** 2).sum(axis=1)
@@ -151,7 +152,8 @@ def test_geodesics_equal_scipy_and_floyd_warshall():
 @given(n=st.integers(2, 40), density=st.floats(0.05, 0.6), seed=st.integers(0, 10_000))
 def test_dijkstra_equals_scipy_on_random_directed_graphs(n, density, seed):
     # Asymmetric lengths, one-way edges, explicit zero lengths and unreachable vertices:
-    # every stored edge is undirected and a pair stored both ways counts with the shorter.
+    # every stored edge is undirected and a pair stored both ways counts with the
+    # shorter.
     r = np.random.default_rng(seed)
     stored = r.random((n, n)) < density
     np.fill_diagonal(stored, False)

@@ -1,4 +1,5 @@
-"""dr_lib.Isomap against scikit-learn, its out-of-sample formula, and its input checks."""
+"""dr_lib.Isomap against scikit-learn, its out-of-sample formula, and its input
+checks."""
 
 import numpy as np
 import pytest

@@ -1,11 +1,12 @@
 """Laplacian eigenmaps against the mathematics (L f = λ D f) and against scikit-learn.
 
 scikit-learn's SpectralEmbedding computes the eigenvectors u of the symmetric normalised
-Laplacian I − D^{-1/2} W D^{-1/2} (``csgraph.laplacian(normed=True)``, shift-invert ARPACK
-at σ = −1e-5) and returns u / sqrt(d) = D^{-1/2} u, i.e. the generalised eigenvectors f of
-L f = λ D f with fᵀ D f = 1, without the constant one and with the sign rule of
-``_deterministic_vector_sign_flip`` (largest |entry| positive) — the same normalisation
-as dr_lib. Its default affinity differs: the 0/1 kNN graph symmetrised as (A + Aᵀ)/2.
+Laplacian I − D^{-1/2} W D^{-1/2} (``csgraph.laplacian(normed=True)``, shift-invert
+ARPACK at σ = −1e-5) and returns u / sqrt(d) = D^{-1/2} u, i.e. the generalised
+eigenvectors f of L f = λ D f with fᵀ D f = 1, without the constant one and with the
+sign rule of ``_deterministic_vector_sign_flip`` (largest |entry| positive) — the same
+normalisation as dr_lib. Its default affinity differs: the 0/1 kNN graph symmetrised as
+(A + Aᵀ)/2.
 """
 
 import numpy as np
@@ -104,7 +105,8 @@ def test_sklearn_default_affinity_reproduced_through_dr_lib():
     W_binary = binary_weights(knn_graph(X_LARGE, 7))
     np.testing.assert_array_equal((W_binary != 0).toarray(), (W_sklearn != 0).toarray())
     assert set(np.unique(W_sklearn.data)) == {0.5, 1.0}
-    # and dr_lib's default (8 neighbours, heat weights) is a genuinely different subspace
+    # and dr_lib's default (8 neighbours, heat weights) is a genuinely different
+    # subspace
     ours = LaplacianEigenmaps(8, 2).fit_transform(X_LARGE)
     assert np.max(subspace_angles(ours, Y)) > 1e-3
 

@@ -97,8 +97,8 @@ def test_complement_of_null_vector_recovers_the_next_eigenpairs():
 
 def test_complement_of_null_vector_is_exact_where_the_eigensolver_is_not():
     # Eigenvalues 1e-17 and 2e-17 are zero to round-off, so LAPACK returns any basis of
-    # the three-dimensional bottom cluster: its second and third vectors carry a share of
-    # the null vector of order one. The complement keeps none of it.
+    # the three-dimensional bottom cluster: its second and third vectors carry a share
+    # of the null vector of order one. The complement keeps none of it.
     n = 50
     ones = np.ones(n)
     M, Q = _psd_with_null_vector(ones, np.r_[1e-17, 2e-17, np.linspace(1, 2, n - 3)], 4)

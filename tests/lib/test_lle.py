@@ -1,4 +1,5 @@
-"""LocallyLinearEmbedding and barycenter_weights against scikit-learn and the mathematics."""
+"""LocallyLinearEmbedding and barycenter_weights against scikit-learn and the
+mathematics."""
 
 import numpy as np
 import pytest
@@ -86,9 +87,9 @@ def test_sparse_solver_agrees_with_dense():
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("n", [400, DENSE_MAX_SAMPLES + 500], ids=["dense", "sparse"])
 def test_every_column_sums_to_zero_to_machine_precision(method, n):
-    # [T] (10-24): Σ_i z_i = 0. Taken straight from the eigen-solvers, the columns of this
-    # swiss roll sum to between 1e-11 and 1e-5 (depending on the method, the solver and
-    # the BLAS); projecting out the constant vector makes them 1e-15.
+    # [T] (10-24): Σ_i z_i = 0. Taken straight from the eigen-solvers, the columns of
+    # this swiss roll sum to between 1e-11 and 1e-5 (depending on the method, the solver
+    # and the BLAS); projecting out the constant vector makes them 1e-15.
     Y = datasets.swiss_roll(n, random_state=0)[0]
     Z = LocallyLinearEmbedding(12, 2, method=method).fit(Y).embedding_
     assert np.abs(Z.sum(axis=0)).max() < 1e-13
@@ -170,9 +171,9 @@ def test_embedding_matrix_validates_its_arguments():
 
 
 def test_lanczos_that_stalls_falls_back_to_the_dense_solver(monkeypatch):
-    # Badly sampled rolls give M several eigenvalues at 0, where shift-invert Lanczos can
-    # stall (e.g. swiss_roll(2000, random_state=7) with 5 neighbours); the fit must still
-    # return the bottom eigenvectors, from LAPACK.
+    # Badly sampled rolls give M several eigenvalues at 0, where shift-invert Lanczos
+    # can stall (e.g. swiss_roll(2000, random_state=7) with 5 neighbours); the fit must
+    # still return the bottom eigenvectors, from LAPACK.
     def stalled(*args, **kwargs):
         raise ArpackNoConvergence("no convergence", np.zeros(0), np.zeros((0, 0)))
 

@@ -104,8 +104,9 @@ def test_smallest_eigenvalue_matches_the_full_spectrum(n):
 
 
 def test_smallest_eigenvalue_of_a_low_rank_euclidean_b_by_lanczos():
-    # 300 points in R^3: B has rank 3 and 297 zero eigenvalues, the case on which Lanczos
-    # on B itself (a relative tolerance on an eigenvalue near zero) does not converge.
+    # 300 points in R^3: B has rank 3 and 297 zero eigenvalues, the case on which
+    # Lanczos on B itself (a relative tolerance on an eigenvalue near zero) does not
+    # converge.
     X = rng.normal(size=(300, 3))
     assert len(X) > mds.EXACT_SMALLEST_MAX_N
     model = ClassicalMDS(2, dissimilarity="precomputed").fit(cdist(X, X))

@@ -1,4 +1,5 @@
-"""dr_lib.metrics: trustworthiness, continuity, co-ranking, kNN accuracy, quality_table."""
+"""dr_lib.metrics: trustworthiness, continuity, co-ranking, kNN accuracy,
+quality_table."""
 
 import numpy as np
 import pytest
@@ -55,7 +56,8 @@ def _continuity_from_the_definition(X_high, X_low, k):
 
 
 def test_tied_distances_are_ranked_by_index_in_both_spaces():
-    # a 5 x 5 grid against a shuffled copy: every point has tied neighbours in both spaces
+    # a 5 x 5 grid against a shuffled copy: every point has tied neighbours in both
+    # spaces
     grid = np.array([(a, b) for a in range(5) for b in range(5)], dtype=float)
     shuffled = grid[np.random.default_rng(0).permutation(25)]
     for k in (1, 2, 4, 8):
@@ -121,7 +123,8 @@ def test_random_embedding_is_at_chance_level():
 
 
 def test_trustworthiness_from_the_coranking_matrix():
-    """T(k) penalises the intrusions of the co-ranking matrix: rows k.., columns <= k."""
+    """T(k) penalises the intrusions of the co-ranking matrix: rows k.., columns <=
+    k."""
     Q = metrics.coranking_matrix(X, Y)
     n, k = 120, 10
     ranks = np.arange(1, n)

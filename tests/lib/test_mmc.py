@@ -74,12 +74,14 @@ def test_gap_bounds_the_distance_to_the_optimum(wine):
 
 
 def test_the_constant_one_only_sets_the_scale(wine):
-    # min f s.t. g >= c has the solution c^2 M_1: f is linear in M, g grows like sqrt(M).
+    # min f s.t. g >= c has the solution c^2 M_1: f is linear in M, g grows like
+    # sqrt(M).
     X, must, cannot = wine
     M, _ = mmc.solve(X, must, cannot, tol=1e-10)
     f, g = sums(X, 9.0 * M, must, cannot)
     assert g == pytest.approx(3.0, rel=1e-12)
-    # no feasible point for g >= 3 does better: compare with 9 times the optimum of g >= 1
+    # no feasible point for g >= 3 does better: compare with 9 times the optimum of g >=
+    # 1
     rng = np.random.default_rng(0)
     for _ in range(20):
         B = rng.normal(size=M.shape) * 0.05
@@ -89,9 +91,9 @@ def test_the_constant_one_only_sets_the_scale(wine):
 
 
 def test_projection_onto_the_capped_simplex():
-    # p is the projection of v onto the convex set C iff p is in C and
-    # <v - p, q - p> <= 0 for every q in C; the left side is linear in q, so checking the
-    # vertices of C (0 and the unit vectors) suffices.
+    # p is the projection of v onto the convex set C iff p is in C and <v - p, q - p> <=
+    # 0 for every q in C; the left side is linear in q, so checking the vertices of C (0
+    # and the unit vectors) suffices.
     rng = np.random.default_rng(1)
     vertices = np.vstack([np.zeros(7), np.eye(7)])
     for scale in [0.05, 0.6, 3.0]:
@@ -161,7 +163,8 @@ def test_unseen_directions_give_minimum_zero_and_a_clear_error(diagonal):
     X[0] = X[1] + [1.0, 0.0, 0.0]  # the must-link pair (0, 1) varies in feature 0 only
     must, cannot = np.array([[0, 1]]), np.array([[2, 3], [4, 5]])
     # A metric on feature 1 alone gives the must-link sum 0 and, scaled, g = 1: the
-    # minimum of (10.39) is 0 and it is attained, by a metric the must-link pair ignores.
+    # minimum of (10.39) is 0 and it is attained, by a metric the must-link pair
+    # ignores.
     V = X[cannot[:, 0]] - X[cannot[:, 1]]
     M = np.diag([0.0, 1.0, 0.0]) / np.abs(V[:, 1]).sum() ** 2
     f, g = sums(X, M, must, cannot)

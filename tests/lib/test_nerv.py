@@ -19,7 +19,8 @@ def _data(n=40, seed=0):
 
 
 def _torch_stress(X, Z, y, tau_in, tau_out, perplexity):
-    """The stress from its definition: softmax neighbourhoods, generalised KL per pair."""
+    """The stress from its definition: softmax neighbourhoods, generalised KL per
+    pair."""
     _, beta, _ = sne.calibrate_precisions(
         sne.squared_distances(X), perplexity, diagonal_is_self=True
     )
@@ -63,7 +64,8 @@ def test_stress_and_gradient_match_autograd(tau_in, tau_out):
 
 
 def _dense_stress(P, log_P, beta, same, tau_in, tau_out, Z):
-    """Stress and gradient with N x N numpy arrays, eq-classnerv-c and eq-nerv-gradient."""
+    """Stress and gradient with N x N numpy arrays, eq-classnerv-c and
+    eq-nerv-gradient."""
     n = len(P)
     off = ~np.eye(n, dtype=bool)
     tau = np.where(same, tau_in, tau_out)

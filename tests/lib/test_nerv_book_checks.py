@@ -23,7 +23,8 @@ def test_admissible_set_is_where_the_four_weights_are_non_negative():
 
 @pytest.mark.parametrize("epsilon", [0.0, 0.15, 0.4])
 def test_classnerv_stress_is_nerv_plus_epsilon_times_the_class_term(epsilon):
-    # eq-classnerv-split: NeRV with plain KL divergences, plus epsilon times a class term
+    # eq-classnerv-split: NeRV with plain KL divergences, plus epsilon times a class
+    # term
     rng = np.random.default_rng(7)
     y = np.arange(45) % 3
     X = rng.normal(scale=4.0, size=(3, 5))[y] + rng.normal(size=(45, 5))

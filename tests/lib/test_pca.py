@@ -12,7 +12,8 @@ SOLVERS = ["eigh", "svd"]
 
 
 def correlated(n_samples, n_features, seed):
-    """Gaussian data with distinct variances along skewed axes (not the notebooks' data)."""
+    """Gaussian data with distinct variances along skewed axes (not the notebooks'
+    data)."""
     rng = np.random.default_rng(seed)
     scales = np.geomspace(5.0, 0.2, n_features)
     mixing = np.linalg.qr(rng.normal(size=(n_features, n_features)))[0]
@@ -22,7 +23,8 @@ def correlated(n_samples, n_features, seed):
 
 
 def align_signs(A, B):
-    """Flip the rows of ``A`` to match the rows of ``B`` (directions are defined up to sign)."""
+    """Flip the rows of ``A`` to match the rows of ``B`` (directions are defined up to
+    sign)."""
     signs = np.sign(np.sum(A * B, axis=1, keepdims=True))
     return A * signs
 
@@ -87,7 +89,8 @@ def test_solvers_agree_and_none_keeps_everything(data):
 
 
 def test_variance_normalisations(data):
-    """explained_variance_ uses 1/(N-1); [T]'s S = X X^T has the eigenvalues N-1 times larger."""
+    """explained_variance_ uses 1/(N-1); [T]'s S = X X^T has the eigenvalues N-1 times
+    larger."""
     pca = PCA(3).fit(data)
     n = len(data)
     Xc = data - data.mean(axis=0)
@@ -156,7 +159,8 @@ def test_shapes_and_orthonormality(n_samples, n_features, seed, solver):
     n_samples=st.integers(3, 12), extra=st.integers(1, 20), seed=st.integers(0, 10_000)
 )
 def test_wide_data_matches_sklearn(n_samples, extra, seed):
-    """n_samples < n_features: both routes give sklearn's directions (the well-defined ones)."""
+    """n_samples < n_features: both routes give sklearn's directions (the well-defined
+    ones)."""
     X = np.random.default_rng(seed).normal(size=(n_samples, n_samples + extra))
     k = n_samples - 1
     ref = SklearnPCA(k, svd_solver="full").fit(X)
@@ -257,7 +261,8 @@ def _far_from_the_origin():
 @pytest.mark.parametrize("guard", [True, False])
 def test_mean_guard_keeps_the_eigen_route_accurate(monkeypatch, guard):
     """With the guard PCA centres first and agrees with the SVD route; without it the
-    Gram route cancels almost every digit, so the guard is what keeps this test green."""
+    Gram route cancels almost every digit, so the guard is what keeps this test
+    green."""
     import dr_lib.pca as module
 
     X = _far_from_the_origin()

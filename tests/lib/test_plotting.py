@@ -1,4 +1,5 @@
-"""Tests of dr_lib.plotting: right return types, labelled axes, keys, colour choices, bad input."""
+"""Tests of dr_lib.plotting: right return types, labelled axes, keys, colour choices,
+bad input."""
 
 import matplotlib
 
@@ -331,9 +332,10 @@ def test_curves_legend_location():
 
 
 def test_a_backend_loaded_inside_a_plot_keeps_its_interactive_mode(tmp_path):
-    # Regression: rc_context rolled back the interactive mode that Jupyter's inline backend
-    # switches on when it is loaded, so after a first figure drawn by dr_lib.plotting no
-    # later figure of the notebook was shown. A stand-in backend does the same on import.
+    # Regression: rc_context rolled back the interactive mode that Jupyter's inline
+    # backend switches on when it is loaded, so after a first figure drawn by
+    # dr_lib.plotting no later figure of the notebook was shown. A stand-in backend does
+    # the same on import.
     import os
     import subprocess
     import sys
@@ -527,7 +529,8 @@ HOUSE_FIGURES = {
 
 
 def _saved_png(fig):
-    """The PNG the notebook shows: the inline backend saves with a tight bounding box."""
+    """The PNG the notebook shows: the inline backend saves with a tight bounding
+    box."""
     import io
 
     from matplotlib.image import imread

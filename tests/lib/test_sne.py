@@ -20,7 +20,7 @@ from dr_lib import sne
 X, LABELS = make_blobs(n_samples=150, n_features=6, centers=3, random_state=11)
 
 
-# ------------------------------------------------------------------- entropy and perplexity
+# --------------------------------------------------------------- entropy and perplexity
 
 
 def test_entropy_reproduces_the_sources_examples():
@@ -86,7 +86,7 @@ def test_calibration_reaches_the_target_at_any_scale(seed, n, scale, perplexity)
     np.testing.assert_allclose(sne.perplexity_of_rows(P), perplexity, rtol=2e-5)
 
 
-# ------------------------------------------------------------------- P against scikit-learn
+# --------------------------------------------------------------- P against scikit-learn
 
 
 def test_exact_joint_p_equals_sklearn():
@@ -135,7 +135,7 @@ def test_duplicate_points_get_finite_probabilities():
         assert np.all(np.isfinite(values))
 
 
-# ------------------------------------------------------------------- costs and gradients
+# ------------------------------------------------------------------ costs and gradients
 
 
 def _torch_tsne_cost(P, Z, dof, exaggeration=1.0):

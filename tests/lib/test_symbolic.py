@@ -1,4 +1,5 @@
-"""Tests of dr_lib.symbolic: true identities pass, wrong ones fail loudly with their label."""
+"""Tests of dr_lib.symbolic: true identities pass, wrong ones fail loudly with their
+label."""
 
 import dataclasses
 import json

@@ -1,4 +1,5 @@
-"""dr_lib.TSNE and dr_lib.SNE: scikit-learn's estimator checks, the fit, transform, errors."""
+"""dr_lib.TSNE and dr_lib.SNE: scikit-learn's estimator checks, the fit, transform,
+errors."""
 
 import numpy as np
 import pytest
@@ -14,7 +15,7 @@ from dr_lib import SNE, TSNE, metrics, sne, tsne
 X, LABELS = make_blobs(n_samples=300, n_features=8, centers=4, random_state=7)
 
 
-# ------------------------------------------------------------------- scikit-learn's checks
+# ---------------------------------------------------------------- scikit-learn's checks
 
 # transform places points into the fixed training map by optimising each on its own
 # (openTSNE's definition); applied to the training points themselves it lands near, not
@@ -123,9 +124,9 @@ def test_one_dimensional_and_three_dimensional_maps():
 
 
 def test_heavier_tails_separate_clusters_further():
-    # the silhouette (mean over points of (b - a) / max(a, b), a the mean distance to the
-    # own cluster, b to the nearest other) rewards tight clusters far apart; measured
-    # 0.93 > 0.89 > 0.76 for dof 0.5, 1, 100, with either initialisation
+    # the silhouette (mean over points of (b - a) / max(a, b), a the mean distance to
+    # the own cluster, b to the nearest other) rewards tight clusters far apart;
+    # measured 0.93 > 0.89 > 0.76 for dof 0.5, 1, 100, with either initialisation
     def silhouette(dof):
         Z = TSNE(method="exact", dof=dof, max_iter=500, random_state=0).fit_transform(X)
         return silhouette_score(Z, LABELS)

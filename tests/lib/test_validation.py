@@ -1,4 +1,5 @@
-"""Tests of dr_lib._validation: accepted inputs come back clean, bad ones get a useful message."""
+"""Tests of dr_lib._validation: accepted inputs come back clean, bad ones get a useful
+message."""
 
 import numpy as np
 import pytest
@@ -135,7 +136,8 @@ def test_check_n_neighbors_message_names_value_and_fix():
     with pytest.raises(ValueError) as info:
         v.check_n_neighbors(200, 150)
     assert str(info.value) == (
-        "n_neighbors=200 must be smaller than the number of samples (150); pass n_neighbors < 150."
+        "n_neighbors=200 must be smaller than the number of samples (150); pass "
+        "n_neighbors < 150."
     )
     with pytest.raises(ValueError, match="n_neighbors=150 must be smaller"):
         v.check_n_neighbors(150, 150)

@@ -1,10 +1,12 @@
-"""Fixtures: the built book served on localhost, a headless Chromium, every page visited.
+"""Fixtures: the built book served on localhost, a headless Chromium, every page
+visited.
 
-The site checks need the built book (`make book`) and the Debian package `chromium`. When
-either is missing they are skipped with the reason printed, unless `DR_BOOK_REQUIRE_SITE=1`
-(set by `make test`) or `CI` is set, in which case a missing piece is a failure.
-Set `DR_BOOK_SCREENSHOTS=<folder>` to also save a full-page screenshot of every page
-(`make site-report` saves them at laptop and phone size, light and dark).
+The site checks need the built book (`make book`) and the Debian package `chromium`.
+When either is missing they are skipped with the reason printed, unless
+`DR_BOOK_REQUIRE_SITE=1` (set by `make test`) or `CI` is set, in which case a missing
+piece is a failure. Set `DR_BOOK_SCREENSHOTS=<folder>` to also save a full-page
+screenshot of every page (`make site-report` saves them at laptop and phone size, light
+and dark).
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ def browser():
     executable = chromium_executable()
     if executable is None:
         missing(
-            "Chromium is not installed (apt-get install -y chromium); site checks skipped"
+            "Chromium is not installed (apt-get install -y chromium); site checks "
+            "skipped"
         )
     with chromium(executable) as browser:
         yield browser
@@ -48,7 +51,8 @@ def browser():
 
 @pytest.fixture(scope="session")
 def site(site_url, browser):
-    """Every page, visited once at 1280 x 900: path relative to the site root -> report."""
+    """Every page, visited once at 1280 x 900: path relative to the site root ->
+    report."""
     return visit_pages(
         browser, site_url, screenshots=os.environ.get("DR_BOOK_SCREENSHOTS")
     )

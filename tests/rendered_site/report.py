@@ -5,9 +5,9 @@ Usage (after `make book`)::
     python -m tests.rendered_site.report [--screenshots FOLDER]
 
 For every page at 1280 x 900: the display equations that scroll sideways or stick out of
-the text column, the output blocks that do, the tables without a caption, and the figures.
-With ``--screenshots``, also saves full-page screenshots of every page at laptop and phone
-size, in light and dark mode, to look at. `make site-report` runs it.
+the text column, the output blocks that do, the tables without a caption, and the
+figures. With ``--screenshots``, also saves full-page screenshots of every page at
+laptop and phone size, in light and dark mode, to look at. `make site-report` runs it.
 """
 
 from __future__ import annotations

@@ -30,7 +30,8 @@ CHROMIUM_ARGS = [
 LAPTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 
-# Runs in the page once it has loaded: waits for MathJax, then reports what the tests need.
+# Runs in the page once it has loaded: waits for MathJax, then reports what the tests
+# need.
 INSPECT_JS = r"""
 async () => {
   if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
@@ -144,10 +145,12 @@ class PageReport:
     failed_requests: list[str] = field(default_factory=list)
     external_requests: list[str] = field(default_factory=list)
     page_errors: list[str] = field(default_factory=list)
+    console_errors: list[str] = field(default_factory=list)
 
 
 def is_redirect(path: Path) -> bool:
-    """The root index.html that Jupyter Book writes is a meta-refresh to the first page."""
+    """The root index.html that Jupyter Book writes is a meta-refresh to the first
+    page."""
     return (
         'http-equiv="Refresh"'
         in path.read_text(encoding="utf-8", errors="ignore")[:2000]
@@ -208,7 +211,8 @@ def chromium(executable: str):
 def open_page(context, url: str, site_url: str, report: PageReport | None = None):
     """Open ``url`` in ``context`` with every request to another host refused.
 
-    With a ``report``, refused and failed requests and JavaScript errors are recorded in it.
+    With a ``report``, refused and failed requests and JavaScript errors are recorded in
+    it.
     """
     report = report if report is not None else PageReport(url=url, data={})
     page = context.new_page()
@@ -221,14 +225,20 @@ def open_page(context, url: str, site_url: str, report: PageReport | None = None
         ),
     )
     page.on("pageerror", lambda e: report.page_errors.append(str(e)))
+    page.on(
+        "console",
+        lambda m: m.type == "error" and report.console_errors.append(m.text),
+    )
     page.goto(url, wait_until="load")
     return page
 
 
 def set_theme(context, theme: str) -> None:
-    """Open every later page of ``context`` in the theme's ``light`` or ``dark`` mode."""
+    """Open every later page of ``context`` in the theme's ``light`` or ``dark``
+    mode."""
     context.add_init_script(
-        f"localStorage.setItem('mode', '{theme}'); localStorage.setItem('theme', '{theme}');"
+        f"localStorage.setItem('mode', '{theme}'); localStorage.setItem('theme', "
+        f"'{theme}');"
     )
 
 

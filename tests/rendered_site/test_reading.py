@@ -1,7 +1,8 @@
 """The book as a student reads it: on a phone, at a laptop's width, in dark mode.
 
-Each test states a promise of the house style (``_static/house.css``, ``_static/house.js``,
-``dr_lib.plotting``, ``_ext/``) that holds for every page, including chapters still to come.
+Each test states a promise of the house style (``_static/house.css``,
+``_static/house.js``, ``dr_lib.plotting``, ``_ext/``) that holds for every page,
+including chapters still to come.
 """
 
 import re
@@ -60,6 +61,67 @@ def test_phone_contents_button_shows_the_sections(phone, site_url):
     )
     assert len([a for a in anchors if a.startswith("#")]) >= 3, anchors
     page.close()
+
+
+def test_phone_contents_drawer_closes_when_a_link_is_followed(phone, site_url):
+    page = open_page(phone, site_url + "book/01_pca/01_derivation.html", site_url)
+    _tap_visible(page, ".secondary-toggle")
+    dialog = page.locator("#pst-secondary-sidebar-modal")
+    dialog.wait_for(state="visible", timeout=5000)
+    dialog.locator('a[href^="#"]:visible').nth(2).tap()
+    page.wait_for_timeout(500)
+    assert not dialog.evaluate("d => d.open"), "the contents drawer stayed open"
+    page.close()
+
+
+def test_phone_menu_opens_at_the_current_page(phone, site, site_url):
+    # the last page of the book sits lowest in the navigation drawer
+    last = sorted(_chapter_pages(site))[-1]
+    page = open_page(phone, site_url + last, site_url)
+    _tap_visible(page, ".primary-toggle")
+    dialog = page.locator("#pst-primary-sidebar-modal")
+    dialog.wait_for(state="visible", timeout=5000)
+    page.wait_for_timeout(300)
+    here = dialog.locator("li.current > a").last
+    box, height = here.bounding_box(), page.viewport_size["height"]
+    assert box and 0 <= box["y"] and box["y"] + box["height"] <= height, (
+        f"the current page is at y = {box and box['y']:.0f} px, outside the screen"
+    )
+    page.close()
+
+
+def test_appendix_tables_are_cards_on_a_phone(phone, site, site_url):
+    # Every table of the appendix (notation, glossary, errata, concordance) shows one
+    # card per row at 390 px, none wider than the screen.
+    pages = [rel for rel in site if rel.startswith(APPENDIX)]
+    wide = {}
+    for rel in pages:
+        page = open_page(phone, site_url + rel, site_url)
+        tables = page.evaluate(
+            """() => Array.from(document.querySelectorAll('.bd-content table'))
+                .map(t => ({
+                    cards: getComputedStyle(t.querySelector('tr')).display === 'block',
+                    width: t.getBoundingClientRect().width,
+                }))"""
+        )
+        page.close()
+        bad = [t for t in tables if not t["cards"] or t["width"] > PHONE["width"]]
+        if bad:
+            wide[rel] = bad
+    assert pages and not wide, f"appendix tables that are not cards on a phone: {wide}"
+
+
+def test_no_page_scrolls_sideways_on_a_phone(phone, site, site_url):
+    # Wide things scroll inside their own box (code, outputs, display maths); the page
+    # itself never does (an unbreakable inline name used to push three pages sideways).
+    wide = {}
+    for rel in site:
+        page = open_page(phone, site_url + rel, site_url)
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        page.close()
+        if width > PHONE["width"] + 1:  # (one pixel: sub-pixel layout rounds up)
+            wide[rel] = width
+    assert not wide, f"pages wider than the {PHONE['width']}-px phone: {wide}"
 
 
 def test_laptop_menu_button_folds_the_sidebar(browser, site_url):

@@ -18,7 +18,11 @@ def test_the_front_door_leads_to_the_introduction(browser, site_url):
 
 
 def test_every_page_opens_without_errors(site):
-    bad = {rel: r.page_errors for rel, r in site.items() if r.page_errors}
+    bad = {
+        rel: r.page_errors + r.console_errors
+        for rel, r in site.items()
+        if r.page_errors or r.console_errors
+    }
     assert not bad, f"JavaScript errors: {bad}"
 
 
@@ -119,3 +123,24 @@ def test_dark_mode_switches_the_colours(browser, site_url):
     dark = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
     assert light != dark
     page.close()
+
+
+def test_a_first_visit_logs_no_error_and_finds_the_icon(browser, site_url):
+    # A reader's first visit: no mode stored yet (the theme logged "Got invalid theme
+    # mode" when the book set no default), and the browser looks for the site's icon.
+    from .site import PageReport, open_page
+
+    context = browser.new_context()
+    report = PageReport(url=site_url + "book/intro.html", data={})
+    page = open_page(context, report.url, site_url, report)
+    icon = page.evaluate(
+        "() => { const l = document.querySelector('link[rel~=\"icon\"]');"
+        " return l && l.href; }"
+    )
+    loaded = icon and page.request.get(icon).status
+    context.close()
+    assert not report.console_errors, f"console errors: {report.console_errors}"
+    assert not report.page_errors and not report.failed_requests
+    assert icon and loaded == 200, (
+        f"no icon the page links, or it fails: {icon} {loaded}"
+    )

@@ -1,4 +1,5 @@
-"""Read the book's source files: the table of contents, notebooks, labels and data tables.
+"""Read the book's source files: the table of contents, notebooks, labels and data
+tables.
 
 Shared by the structure tests; nothing here builds the book.
 """
@@ -16,15 +17,16 @@ ROOT = Path(__file__).resolve().parents[2]
 BOOK = ROOT / "book"
 DATA = BOOK / "appendix" / "data"
 
-# Ways a label is defined in MyST: a target "(label)=", a directive option ":label: x" or
-# ":name: x", and a figure name in a notebook cell's mystnb metadata.
+# Ways a label is defined in MyST: a target "(label)=", a directive option ":label: x"
+# or ":name: x", and a figure name in a notebook cell's mystnb metadata.
 _TARGET = re.compile(r"^\(([\w-]+)\)=\s*$", re.MULTILINE)
 _OPTION = re.compile(r"^\s*:(?:label|name):\s*([\w-]+)\s*$", re.MULTILINE)
 _TERM = re.compile(r"\{term\}`([^`<]+?)(?:\s*<([^>]+)>)?`")
 
 
 def toc_files() -> list[str]:
-    """Every file named in _toc.yml, without extension, relative to the repository root."""
+    """Every file named in _toc.yml, without extension, relative to the repository
+    root."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     files = [toc["root"]]
 
@@ -98,7 +100,8 @@ def label_definitions() -> list[tuple[str, Path]]:
 
 
 def defined_labels() -> dict[str, Path]:
-    """Every label defined anywhere in the book, mapped to the first page defining it."""
+    """Every label defined anywhere in the book, mapped to the first page defining
+    it."""
     labels: dict[str, Path] = {}
     for label, page in label_definitions():
         labels.setdefault(label, page)
@@ -106,7 +109,8 @@ def defined_labels() -> dict[str, Path]:
 
 
 def used_terms() -> dict[str, Path]:
-    """Every glossary term referenced with {term}`...` in the book, mapped to a page using it."""
+    """Every glossary term referenced with {term}`...` in the book, mapped to a page
+    using it."""
     terms: dict[str, Path] = {}
     for page in book_pages():
         for text, target in _TERM.findall(page_markup(page)):

@@ -1,7 +1,8 @@
 """The benchmark scripts call the shared harness the way it is defined.
 
-`make bench` is not part of `make test` (timings are not tests), so a script that passes the
-harness an argument it no longer takes would only fail there; these checks read the scripts.
+`make bench` is not part of `make test` (timings are not tests), so a script that passes
+the harness an argument it no longer takes would only fail there; these checks read the
+scripts.
 """
 
 import ast

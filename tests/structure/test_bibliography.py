@@ -1,4 +1,5 @@
-"""The bibliography parses as BibTeX: every entry closed, no key or field given twice."""
+"""The bibliography parses as BibTeX: every entry closed, no key or field given
+twice."""
 
 from pathlib import Path
 

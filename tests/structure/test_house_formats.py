@@ -1,12 +1,14 @@
 """The house formats of every page, read from the sources (no build needed).
 
-Figures are captioned, named and referenced; errata boxes are collapsed and labelled; library
-code is shown with literalinclude; hand-made figures fit the column; the intro's map names
-only chapters that exist, or says they are planned. These hold for every chapter, including
-those that later issues add.
+Figures are captioned, named and referenced; errata boxes are collapsed and labelled;
+library code is shown with literalinclude; hand-made figures fit the column; the intro's
+map names only chapters that exist, or says they are planned. These hold for every
+chapter, including those that later issues add.
 """
 
+import ast
 import re
+import unicodedata
 
 import pytest
 
@@ -151,7 +153,8 @@ def test_the_book_has_erratum_boxes():
 def test_erratum_box_is_collapsed_and_labelled(page, title, options):
     classes = options.get("class", "").split()
     assert {"warning", "dropdown"} <= set(classes), (
-        f"{page.name}: '{title}' needs ':class: warning dropdown' (collapsed, title shown)"
+        f"{page.name}: '{title}' needs ':class: warning dropdown' (collapsed, title "
+        "shown)"
     )
     assert re.fullmatch(r"erratum-[a-z]+-[\w-]+", options.get("name", "")), (
         f"{page.name}: '{title}' needs ':name: erratum-<source>-<what>'"
@@ -202,8 +205,9 @@ def _chapter_labels():
 
 
 def test_intro_map_names_only_chapters_that_exist_or_are_planned():
-    # A row links to the chapters that exist (and may name planned ones beside them, e.g.
-    # "{ref}`sec-metric`; autoencoders *planned*"); a row without links says *planned*.
+    # A row links to the chapters that exist (and may name planned ones beside them,
+    # e.g. "{ref}`sec-metric`; autoencoders *planned*"); a row without links says
+    # *planned*.
     rows = _map_rows()
     assert rows, "the intro has no 'Map of the book' table"
     labels = defined_labels()
@@ -231,12 +235,13 @@ def test_every_chapter_is_on_the_intro_map():
     )
 
 
-# ------------------------------------------------------------------ typed chapter numbers
+# ---------------------------------------------------------------- typed chapter numbers
 
-# "chapter 7", "Chapters 4–6", "chapters 7 and 8": a number the reader's book may not carry
-# (the build numbers Foundations 1, PCA 2, ...). The book refers to its chapters with roles,
-# so the number is generated. A source's own chapter ("[T]'s chapter 10", "[W] open their
-# chapter 10") is a citation, allowed when a source tag or "their" comes just before it.
+# "chapter 7", "Chapters 4–6", "chapters 7 and 8": a number the reader's book may not
+# carry (the build numbers Foundations 1, PCA 2, ...). The book refers to its chapters
+# with roles, so the number is generated. A source's own chapter ("[T]'s chapter 10",
+# "[W] open their chapter 10") is a citation, allowed when a source tag or "their" comes
+# just before it.
 _TYPED_CHAPTER = re.compile(r"\b[Cc]hapters?\s+\d+")
 _SOURCE_BEFORE = re.compile(
     r"(\[[TWBNS]\]|their|textbook chapter|notes on)[^.;|]{0,40}$"
@@ -279,8 +284,8 @@ def test_no_typed_chapter_numbers_in_the_book():
         if (hits := _typed_chapters(text))
     }
     assert not found, (
-        "refer to a chapter with {ref}`sec-...` (or by its name), never by a typed number: "
-        f"{found}"
+        "refer to a chapter with {ref}`sec-...` (or by its name), never by a typed "
+        f"number: {found}"
     )
 
 
@@ -291,8 +296,8 @@ _BARE_REF = re.compile(r"\{ref\}`([\w-]+)`")
 
 
 def test_headings_shown_as_link_texts_have_no_maths():
-    # A bare {ref}`label` prints the section's title as plain text, so "$\beta_i$" in the
-    # title reaches the reader as raw TeX (in the text and in the appendix tables).
+    # A bare {ref}`label` prints the section's title as plain text, so "$\beta_i$" in
+    # the title reaches the reader as raw TeX (in the text and in the appendix tables).
     titles = {
         label: title
         for page in book_pages()
@@ -300,7 +305,8 @@ def test_headings_shown_as_link_texts_have_no_maths():
     }
     texts = [text for _, text in _visible_texts()]
     bare = {label for text in texts for label in _BARE_REF.findall(text)}
-    # The appendix tables name a section by its bare label; the page turns it into a link.
+    # The appendix tables name a section by its bare label; the page turns it into a
+    # link.
     bare |= {
         label
         for name, text in _visible_texts()
@@ -321,8 +327,9 @@ _MARKER = re.compile(r"^\s*(?:[+*-]|\d+[.)])\s+")
 
 
 def _lines_read_as_bullets(text: str) -> list[str]:
-    """Lines inside a paragraph that Markdown reads as a new list item: a formula wrapped so
-    that a line starts with "+ " or "- " is cut in two, and neither half is typeset."""
+    """Lines inside a paragraph that Markdown reads as a new list item: a formula
+    wrapped so that a line starts with "+ " or "- " is cut in two, and neither half is
+    typeset."""
     hits, fence, previous = [], None, ""
     for line in text.split("\n"):
         stripped = line.strip()
@@ -360,3 +367,116 @@ def test_a_wrapped_formula_is_caught():
 def test_no_line_of_a_paragraph_reads_as_a_bullet(page):
     hits = _lines_read_as_bullets(page_markup(page))
     assert not hits, f"rewrap so that no line starts with '+ ' or '- ': {hits}"
+
+
+def test_captions_name_no_colour_that_dark_mode_swaps():
+    # Dark mode inverts the lightness of every figure (_static/house.css): black ink
+    # turns light and white turns dark, so a caption's "black dots" would point at white
+    # ones.
+    swapped = re.compile(r"\b(black|white)\b", re.IGNORECASE)
+    found = [
+        f"{page.relative_to(BOOK)} {name}: {m.group(0)}"
+        for page in notebooks()
+        for name, caption in _figure_cells(page)
+        for m in swapped.finditer(caption or "")
+    ]
+    assert not found, f"say 'in the colour of the text' instead: {found}"
+
+
+# --------------------------------------------------------------- shown code fits column
+
+#: Characters per line of the rendered code column: the width ruff keeps code to.
+CODE_COLUMN = 88
+# A MyST literalinclude block: its fence, the included file, and its option lines.
+_LITERALINCLUDE = re.compile(
+    r"^(?P<fence>`{3,}|:{3,})\{literalinclude\}[ \t]*(?P<file>\S+)[ \t]*\n"
+    r"(?P<options>(?:[ \t]*:[\w-]+:[^\n]*\n)*)",
+    re.MULTILINE,
+)
+
+
+def _literalincludes():
+    """(page, included file, options) of every literalinclude in the book's pages."""
+    return [
+        (page, (page.parent / m.group("file")).resolve(), _options(m.group("options")))
+        for page in book_pages()
+        for m in _LITERALINCLUDE.finditer(page_markup(page))
+    ]
+
+
+def _pyobject_lines(source: str, pyobject: str) -> tuple[int, int]:
+    """First and last line (1-based) of ``pyobject`` (``f``, ``C`` or ``C.m``), with
+    its decorators, as Sphinx's ``:pyobject:`` cuts it."""
+    body = ast.parse(source).body
+    node = None
+    for name in pyobject.split("."):
+        node = next(
+            (
+                n
+                for n in body
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                and n.name == name
+            ),
+            None,
+        )
+        assert node is not None, f"no {pyobject} to show"
+        body = node.body
+    start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+    return start, node.end_lineno
+
+
+def _shown_lines(path, options) -> list[str]:
+    """The lines a literalinclude shows, after ``:pyobject:`` and ``:dedent:``."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    if "pyobject" in options:
+        start, end = _pyobject_lines("\n".join(lines), options["pyobject"])
+        lines = lines[start - 1 : end]
+    dedent = int(options.get("dedent") or 0)
+    return [line[dedent:] if not line[:dedent].strip() else line for line in lines]
+
+
+def _columns(line: str) -> int:
+    """Columns a line takes in a monospace font, as ruff counts them: a combining mark
+    (the bar of x̄) takes none, a wide East Asian character two."""
+    return sum(
+        0
+        if unicodedata.combining(c)
+        else 2
+        if unicodedata.east_asian_width(c) in "WF"
+        else 1
+        for c in line
+    )
+
+
+def _too_wide(path, options) -> list[str]:
+    return [
+        line for line in _shown_lines(path, options) if _columns(line) > CODE_COLUMN
+    ]
+
+
+def test_shown_code_check_cuts_what_sphinx_shows():
+    assert _shown_lines(
+        BOOK.parent / "dr_lib" / "pca.py", {"pyobject": "PCA.fit", "dedent": "4"}
+    )[0].startswith("def fit(")
+    assert _columns("x̄ 式") == 4
+    assert _LITERALINCLUDE.search(
+        "```{literalinclude} ../../dr_lib/pca.py\n:pyobject: PCA\n"
+        ":language: python\n```"
+    )
+    assert _literalincludes(), "the book shows no library code: is the pattern stale?"
+
+
+@pytest.mark.parametrize(
+    ("page", "path", "options"),
+    _literalincludes(),
+    ids=lambda v: v.stem if hasattr(v, "stem") else v.get("pyobject", "whole file"),
+)
+def test_shown_code_fits_the_code_column(page, path, options):
+    # The book's code column is 88 characters wide: a longer line of a literalinclude
+    # scrolls sideways. ruff keeps dr_lib's code, comments and docstrings within 88.
+    assert path.is_file(), f"{page.relative_to(BOOK)}: no file {path}"
+    wide = _too_wide(path, options)
+    assert not wide, (
+        f"{page.relative_to(BOOK)} shows lines of {path.name} wider than "
+        f"{CODE_COLUMN} characters; rewrap them: {wide}"
+    )

@@ -1,9 +1,10 @@
-"""requirements.lock pins every package of the book's environment, and that is what is installed.
+"""requirements.lock pins every package of the book's environment, and that is what is
+installed.
 
-pyproject.toml says which versions the book accepts; requirements.lock (written by `make lock`)
-says which ones `make setup` installs. These checks keep the two in step, keep the lock a list
-of exact versions, compare it with the environment the tests run in, and with the versions the
-README names as the source of the printed numbers.
+pyproject.toml says which versions the book accepts; requirements.lock (written by `make
+lock`) says which ones `make setup` installs. These checks keep the two in step, keep
+the lock a list of exact versions, compare it with the environment the tests run in, and
+with the versions the README names as the source of the printed numbers.
 """
 
 import os
@@ -49,14 +50,16 @@ def _applies(req: Requirement) -> bool:
 
 
 def _installed_extras() -> set[str]:
-    """The extras that some `pip install ... -e ".[a,b]"` line of the Makefile installs."""
+    """The extras that some `pip install ... -e ".[a,b]"` line of the Makefile
+    installs."""
     found = re.findall(r'pip install [^\n]*-e "\.\[([\w,-]+)\]"', MAKEFILE)
     assert found, "the Makefile installs the project nowhere"
     return {e.strip() for group in found for e in group.split(",")}
 
 
 def _requirements(extras: set[str]) -> list[Requirement]:
-    """[project.dependencies] and those of the extras, following dr-lib[...] to its extras."""
+    """[project.dependencies] and those of the extras, following dr-lib[...] to its
+    extras."""
     optional = PROJECT["optional-dependencies"]
     reqs = [Requirement(r) for r in PROJECT["dependencies"]]
     seen, todo = set(), set(extras)

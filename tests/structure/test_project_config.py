@@ -1,4 +1,5 @@
-"""The set-up files agree with each other: pyproject, environment.yml, Makefile, _config.yml.
+"""The set-up files agree with each other: pyproject, environment.yml, Makefile,
+_config.yml.
 
 requirements.lock has its own checks, in test_lock.py.
 """

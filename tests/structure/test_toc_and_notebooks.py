@@ -56,8 +56,9 @@ def test_page_has_exactly_one_title(path):
 
 @pytest.mark.parametrize("path", notebooks(), ids=lambda p: p.name)
 def test_notebook_uses_text_progress_bars(path):
-    # tqdm.auto/notebook draw ipywidgets: in the built page that is a warning or a widget whose
-    # scripts come from a CDN. `from tqdm import tqdm` prints text and honours TQDM_DISABLE.
+    # tqdm.auto/notebook draw ipywidgets: in the built page that is a warning or a
+    # widget whose scripts come from a CDN. `from tqdm import tqdm` prints text and
+    # honours TQDM_DISABLE.
     code = "\n".join(
         "".join(c["source"])
         for c in read_notebook(path)["cells"]

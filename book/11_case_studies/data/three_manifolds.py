@@ -14,7 +14,8 @@ Writes, next to this file,
 - ``three_manifolds.csv``: one row per data set, method and implementation (dr_lib or
   scikit-learn) with the wall and CPU seconds of the fit and four quality measures;
 - ``three_manifolds_embeddings.npz``: every embedding (float32), for the figures;
-- ``three_manifolds_scaling.csv``: fit times of the spectral methods for N = 500 ... 2000;
+- ``three_manifolds_scaling.csv``: fit times of the spectral methods
+  for N = 500 ... 2000;
 - ``three_manifolds.json``: when, where and how the numbers were made.
 """
 
@@ -46,12 +47,14 @@ THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREAD
 
 
 def swiss_roll_arc_length(t):
-    """Arc length of the spiral (t cos t, t sin t) from 0 to t: (t sqrt(1+t^2) + asinh t)/2."""
+    """Arc length of the spiral (t cos t, t sin t) from 0 to t:
+    (t sqrt(1+t^2) + asinh t)/2."""
     return 0.5 * (t * np.sqrt(1 + t**2) + np.arcsinh(t))
 
 
 def load(name, n_samples=N_SAMPLES, *, noise=0.0, random_state=0):
-    """``(X, colour, geodesic)``: points, intrinsic colour and condensed geodesic distances.
+    """``(X, colour, geodesic)``: points, intrinsic colour and condensed geodesic
+    distances.
 
     The swiss roll and the S-curve are flat: in the chart (arc length, height) their
     geodesic distance is the straight-line distance (the chart is a rectangle). The

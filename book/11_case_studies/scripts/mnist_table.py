@@ -103,7 +103,8 @@ def rbf_gamma(X):
 
 
 def classical_mds(X):
-    """ClassicalMDS's map of X from its pixel distances (through the public estimator)."""
+    """ClassicalMDS's map of X from its pixel distances (through the public
+    estimator)."""
     return dr_lib.ClassicalMDS(2).fit_transform(X)
 
 
@@ -191,7 +192,8 @@ def tsne_variants(X):
 
 
 def run_part(part, n_per_class=None, out=HERE):
-    """Run the methods of one part; store their rows and maps in ``out/part_<part>_<N>``."""
+    """Run the methods of one part; store their rows and maps in
+    ``out/part_<part>_<N>``."""
     X, y = datasets.mnist_subset(n_per_class)
     tag = f"{part}_{len(y)}"
     train, test = split(y)
