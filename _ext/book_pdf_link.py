@@ -2,12 +2,12 @@
 
 sphinx-book-theme's download menu offers ".pdf", which prints the page on screen
 (``window.print()``): readers took it for the book, and nothing on the site led to the
-book's PDF. The menu now calls that button "Print this page" and, once the whole book has
-been built as a PDF (``make pdf`` writes ``_build/pdf/dr-book.pdf``), offers "Whole book
-(PDF)", a link to the copy of it that the build puts at the root of the site.
+book's PDF. The menu now calls that button "Print this page" and, once the whole book
+has been built as a PDF (``make pdf`` writes ``_build/pdf/dr-book.pdf``), offers "Whole
+book (PDF)", a link to the copy of it that the build puts at the root of the site.
 
-The link is only there when the PDF is: a site built without it has no dead link. When the
-PDF appears or goes away, every page is written again.
+The link is only there when the PDF is: a site built without it has no dead link. When
+the PDF appears or goes away, every page is written again.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ PDF_NAME = "dr-book.pdf"
 
 
 def _built_pdf(app) -> Path:
-    """Where ``make pdf`` leaves the PDF: ``_build/pdf`` beside the HTML's ``_build/html``."""
+    """Where ``make pdf`` leaves the PDF:
+    ``_build/pdf`` beside the HTML's ``_build/html``."""
     return Path(app.outdir).parent / "pdf" / PDF_NAME
 
 
@@ -53,7 +54,9 @@ def _download_menu(app, pagename, templatename, context, doctree):
                     "type": "link",
                     "url": context["pathto"](PDF_NAME, 1),
                     "text": "Whole book (PDF)",
-                    "tooltip": "The whole book as one PDF, with contents and page numbers",
+                    "tooltip": (
+                        "The whole book as one PDF, with contents and page numbers"
+                    ),
                     "icon": "fas fa-book",
                     "label": "download-book-pdf-button",
                 }

@@ -1,24 +1,26 @@
 """The whole book as one PDF: what Sphinx's LaTeX builder needs to print this book well.
 
-``make pdf`` builds the book with ``jupyter-book build . --builder latex`` and typesets it
-with xelatex (``tests/rendered_site/print_book.py`` says why this route and not a browser's
-print). The LaTeX builder writes the same doctrees as the HTML book; these transforms fix
-what it would otherwise print badly, for the ``latex`` builder only:
+``make pdf`` builds the book with ``jupyter-book build . --builder latex`` and typesets
+it with xelatex (``tests/rendered_site/print_book.py`` says why this route and not a
+browser's print). The LaTeX builder writes the same doctrees as the HTML book; these
+transforms fix what it would otherwise print badly, for the ``latex`` builder only:
 
 - **Tables in outputs.** ``plotting.table`` returns a pandas ``Styler``, whose only rich
-  output is HTML, which LaTeX cannot show: the PDF printed ``<pandas.io.formats.style.Styler
-  at 0x…>``. Each such output becomes a real table with its caption.
-- **Long tables** (the notation, glossary-like and appendix tables) become ``longtable``\\ s
-  with column widths from their content, so that they break across pages instead of running
-  off the bottom or the margin.
-- **Links to boxes.** Erratum boxes, exercises and definitions carry labels that the LaTeX
-  writer does not turn into anchors, and ``{numref}`` to an exercise asks LaTeX for a counter
-  it does not have ("Exercise ??"). Each such box gets an anchor, and such a reference keeps
-  the text Sphinx computed ("Exercise 13.3").
+  output is HTML, which LaTeX cannot show: the PDF printed
+  ``<pandas.io.formats.style.Styler at 0x…>``. Each such output becomes a real table
+  with its caption.
+- **Long tables** (the notation, glossary-like and appendix tables) become
+  ``longtable``\\ s with column widths from their content, so that they break across
+  pages instead of running off the bottom or the margin.
+- **Links to boxes.** Erratum boxes, exercises and definitions carry labels that the
+  LaTeX writer does not turn into anchors, and ``{numref}`` to an exercise asks LaTeX
+  for a counter it does not have ("Exercise ??"). Each such box gets an anchor, and such
+  a reference keeps the text Sphinx computed ("Exercise 13.3").
 - **Maths in headings.** Bookmarks are plain text: a heading's formula gets a readable
-  Unicode twin (``\\texorpdfstring``) instead of what hyperref makes of TeX ("Wbold0mu mumu").
-- **Link texts taken from such headings** show the heading with its formula typeset, not the
-  TeX source ("When \\mathbf S_w is singular").
+  Unicode twin (``\\texorpdfstring``) instead of what hyperref makes of TeX
+  ("Wbold0mu mumu").
+- **Link texts taken from such headings** show the heading with its formula typeset, not
+  the TeX source ("When \\mathbf S_w is singular").
 - **The front matter**: bookmarks for the table of contents and the introduction.
 """
 
@@ -32,7 +34,7 @@ from docutils import nodes
 from sphinx import addnodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
-# --------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Maths as plain text, for PDF bookmarks
 
 
@@ -62,8 +64,8 @@ def tex_to_text(tex: str) -> str:
     """A readable plain-text rendering of inline TeX, for a PDF bookmark.
 
     ``\\mathbf S\\mathbf W = \\mathbf W\\boldsymbol\\Lambda`` becomes ``SW = WΛ``,
-    ``\\mathbf W^\\top`` becomes ``Wᵀ``, ``\\frac{1}{N}`` becomes ``1/N``; subscripts keep
-    their underscore (``Q_NX``), primes become ``′``.
+    ``\\mathbf W^\\top`` becomes ``Wᵀ``, ``\\frac{1}{N}`` becomes ``1/N``; subscripts
+    keep their underscore (``Q_NX``), primes become ``′``.
     """
     text = re.sub(r"\\[td]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}", r"(\1)/(\2)", tex)
     text = re.sub(r"\(([A-Za-z0-9]+)\)/", r"\1/", text)
@@ -85,7 +87,8 @@ def tex_to_text(tex: str) -> str:
 
 
 class _MathInTitles(SphinxPostTransform):
-    """Give every formula in a section title a plain-text twin for the PDF's bookmarks."""
+    """Give every formula in a section title a plain-text twin
+    for the PDF's bookmarks."""
 
     default_priority = 950
     formats = ("latex",)
@@ -105,15 +108,15 @@ class _MathInTitles(SphinxPostTransform):
                     )
 
 
-# --------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # HTML tables in notebook outputs
 
 
 class _HtmlTable(HTMLParser):
     """The caption and the cells of the first <table> in an HTML string.
 
-    ``rows`` holds, per row, ``(text, is_header, rowspan, colspan)`` for every cell; ``header``
-    how many leading rows came from ``<thead>``.
+    ``rows`` holds, per row, ``(text, is_header, rowspan, colspan)`` for every cell;
+    ``header`` how many leading rows came from ``<thead>``.
     """
 
     def __init__(self) -> None:
@@ -221,8 +224,9 @@ def table_from_html(html: str) -> nodes.table | None:
 class _HtmlTablesInOutputs(SphinxPostTransform):
     """Turn notebook outputs that are HTML tables into tables LaTeX can print.
 
-    Runs before myst-nb chooses an output's format for the builder (its priority 4), when
-    the bundle still holds every format: an output with an HTML table becomes that table.
+    Runs before myst-nb chooses an output's format for the builder
+    (its priority 4), when the bundle still holds every format: an output with an
+    HTML table becomes that table.
     """
 
     default_priority = 3
@@ -242,12 +246,12 @@ class _HtmlTablesInOutputs(SphinxPostTransform):
                 bundle.replace_self(table)
 
 
-# --------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Tables that would run off the page
 
-#: A table is typeset as a longtable, which breaks across pages, when it has more body rows
-#: than this or more text than :data:`LONG_TABLE_CHARACTERS` (rows that wrap onto many
-#: lines); others stay tabulary, which sizes its columns itself but cannot break.
+#: A table is typeset as a longtable, which breaks across pages, when it has more body
+#: rows than this or more text than :data:`LONG_TABLE_CHARACTERS` (rows that wrap onto
+#: many lines); others stay tabulary, which sizes its columns itself but cannot break.
 LONG_TABLE_ROWS = 30
 LONG_TABLE_CHARACTERS = 1500
 #: Widest column, in characters: longer cells wrap.
@@ -304,7 +308,8 @@ def _columns(group: nodes.tgroup) -> list[list[tuple[int, int]]]:
 
 
 class _LongTables(SphinxPostTransform):
-    """Let long tables break across pages, with columns as wide as their content needs."""
+    """Let long tables break across pages,
+    with columns as wide as their content needs."""
 
     default_priority = 960
     formats = ("latex",)
@@ -327,8 +332,8 @@ class _LongTables(SphinxPostTransform):
             colspecs = [c for c in groups[0].children if isinstance(c, nodes.colspec)]
             for colspec, column in zip(colspecs, columns, strict=True):
                 # Between the typical cell (three in four are shorter) and the longest,
-                # which wraps; never narrower than the column's longest word, which would
-                # be broken mid-word.
+                # which wraps; never narrower than the column's longest word, which
+                # would be broken mid-word.
                 widths = sorted(width for width, _ in column if width) or [1]
                 typical = widths[(3 * len(widths)) // 4]
                 longest = min(widths[-1], WIDEST_COLUMN)
@@ -337,16 +342,17 @@ class _LongTables(SphinxPostTransform):
             table["classes"].append("colwidths-given")
 
 
-# --------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Anchors for boxes, and references to them
 
 
 def _walk(node: nodes.Node, docname: str, parent: nodes.Element | None = None):
     """``(node, its parent, its document)`` for every node under ``node``, top-down.
 
-    The LaTeX builder inlines every document under a ``start_of_file`` node. Parent links
-    cannot be trusted to find it, nor to insert beside a node: sphinx-jupyterbook-latex
-    moves children by list assignment. The walk follows the children, as the writer does.
+    The LaTeX builder inlines every document under a ``start_of_file`` node. Parent
+    links cannot be trusted to find it, nor to insert beside a node:
+    sphinx-jupyterbook-latex moves children by list assignment. The walk follows the
+    children, as the writer does.
     """
     if isinstance(node, addnodes.start_of_file):
         docname = node["docname"]
@@ -356,7 +362,8 @@ def _walk(node: nodes.Node, docname: str, parent: nodes.Element | None = None):
 
 
 def _target_key(reference: nodes.Element, docname: str) -> str | None:
-    """``<document>:<id>`` of an internal link's target, as the LaTeX writer names it."""
+    """``<document>:<id>`` of an internal link's target,
+    as the LaTeX writer names it."""
     uri = reference.get("refuri", "")
     if not uri and reference.get("refid"):
         return f"{docname}:{reference['refid']}"
@@ -370,12 +377,13 @@ def _target_key(reference: nodes.Element, docname: str) -> str | None:
 def _anchors_for_boxes(app, doctree, docname) -> None:
     """Anchors at erratum boxes, exercises and definitions, and links that reach them.
 
-    Sphinx's LaTeX writer sets an anchor for sections, figures, tables and targets, but not
-    for admonitions (erratum boxes); sphinx-exercise and sphinx-proof label their boxes
-    under names of their own, which the links do not use. A link to a box therefore pointed
-    nowhere. Every box gets an anchor of its own (``box:<document>:<id>``) and every link to
-    it is pointed there; a ``{numref}`` to a box keeps the text Sphinx computed ("Exercise
-    13.3"): LaTeX has no counter for these boxes, and ``\\ref`` printed "??".
+    Sphinx's LaTeX writer sets an anchor for sections, figures, tables and targets, but
+    not for admonitions (erratum boxes); sphinx-exercise and sphinx-proof label their
+    boxes under names of their own, which the links do not use. A link to a box
+    therefore pointed nowhere. Every box gets an anchor of its own
+    (``box:<document>:<id>``) and every link to it is pointed there; a ``{numref}`` to a
+    box keeps the text Sphinx computed ("Exercise 13.3"): LaTeX has no counter for these
+    boxes, and ``\\ref`` printed "??".
 
     Runs when the references are resolved, after ``label_text.py`` has made its links
     ("erratum box, §3.1.2").
@@ -411,15 +419,15 @@ def _anchors_for_boxes(app, doctree, docname) -> None:
             ref.attributes.pop("refid", None)
 
 
-# --------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Link texts that are a heading's TeX source
 
 
 class _HeadingTextsInLinks(SphinxPostTransform):
     """Show a link whose text is a heading with maths as that heading, formula typeset.
 
-    ``{ref}`` to a section takes the title as plain text, TeX included; the link then read
-    "When \\mathbf S_w is singular".
+    ``{ref}`` to a section takes the title as plain text, TeX included; the link then
+    read "When \\mathbf S_w is singular".
     """
 
     default_priority = 940
@@ -445,7 +453,7 @@ class _HeadingTextsInLinks(SphinxPostTransform):
                     inline += child.deepcopy()
 
 
-# --------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Front matter
 
 
@@ -482,18 +490,19 @@ class _FrontMatter(SphinxPostTransform):
             first,
             nodes.raw(
                 "",
-                rf"\phantomsection\addcontentsline{{toc}}{{chapter}}{{{title}}}{anchors}"
+                r"\phantomsection\addcontentsline{toc}{chapter}"
+                rf"{{{title}}}{anchors}"
                 rf"\markboth{{{title}}}{{{title}}}",
                 format="latex",
             ),
         )
 
 
-# --------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 
-#: jupyterBook.cls (sphinx-jupyterbook-latex) loads bbm for ``\mathbbm`` shorthands that this
-#: book never uses; Debian ships bbm only in texlive-fonts-extra (500 MB). The class gets
-#: this stand-in instead.
+#: jupyterBook.cls (sphinx-jupyterbook-latex) loads bbm for ``\mathbbm`` shorthands that
+#: this book never uses; Debian ships bbm only in texlive-fonts-extra (500 MB). The
+#: class gets this stand-in instead.
 BBM_STANDIN = r"""\ProvidesPackage{bbm}[2026/01/01 stand-in: mathbbm as mathbb]
 \newcommand{\mathbbm}[1]{\mathbb{#1}}
 """

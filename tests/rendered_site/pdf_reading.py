@@ -1,6 +1,8 @@
-"""Read the whole-book PDF as a reader meets it: links, bookmarks, contents, text, figures.
+"""Read the whole-book PDF as a reader meets it:
+links, bookmarks, contents, text, figures.
 
-Plain functions on a ``pypdf.PdfReader``, used by ``test_pdf.py``; nothing here is a test.
+Plain functions on a ``pypdf.PdfReader``, used by ``test_pdf.py``;
+nothing here is a test.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ def squash(text: str) -> str:
     return re.sub(r"\s+", "", text.translate(CURLY_QUOTES))
 
 
-# --------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Bookmarks and links
 
 
@@ -65,7 +67,8 @@ def links(pdf) -> list[tuple[int, str | None, object]]:
 
 
 def lands_in_the_file(pdf, destination) -> bool:
-    """Whether an internal link's destination is a named or explicit place in the PDF."""
+    """Whether an internal link's destination is a named or explicit place
+    in the PDF."""
     if destination is None:
         return False
     destination = (
@@ -90,7 +93,7 @@ def named_destinations(pdf) -> set[str]:
 _NAMED: dict[int, set[str]] = {}
 
 
-# --------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # The book's sources: the words and headings a bookmark should be made of
 
 
@@ -113,7 +116,8 @@ def source_texts() -> tuple[str, ...]:
 
 @cache
 def vocabulary() -> frozenset[str]:
-    """Every word (run of Latin letters, lower case) of the book's text, TeX commands out."""
+    """Every word (run of Latin letters, lower case) of the book's text,
+    TeX commands out."""
     words = set()
     for text in source_texts():
         text = re.sub(r"\\[A-Za-z]+", " ", text)
@@ -135,7 +139,7 @@ def headings_with_maths() -> tuple[str, ...]:
     return tuple(found)
 
 
-# --------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Garbled bookmarks
 
 
@@ -149,12 +153,13 @@ def garbled(title: str, words: frozenset[str]) -> str | None:
     Garbled means one of:
 
     - **empty**: nothing but white space;
-    - **doubled**: a run of text printed twice in a row: a section number ("10.2. 10.2."),
-      six or more characters ("Neighbourhood components Neighbourhood components"), or a
-      non-Latin letter three times ("ΛΛΛ", TeX expanded for a bookmark);
+    - **doubled**: a run of text printed twice in a row:
+      a section number ("10.2. 10.2."),
+      six or more characters ("Neighbourhood components Neighbourhood components"),
+      or a non-Latin letter three times ("ΛΛΛ", TeX expanded for a bookmark);
     - **not a word**: a run of three or more Latin letters that is no word of the book's
-      text: words glued at a lost space ("falseneighbours", "componentsanalysis") and the
-      debris of TeX ("Wbold0mu", "mumu").
+      text: words glued at a lost space ("falseneighbours", "componentsanalysis") and
+      the debris of TeX ("Wbold0mu", "mumu").
     """
     if not title.strip():
         return "empty"
@@ -175,10 +180,11 @@ def garbled(title: str, words: frozenset[str]) -> str | None:
 
 
 def maths_dropped(heading: str, titles: list[str]) -> str | None:
-    """Whether the bookmark of a heading with maths lost a formula; None when it kept all.
+    """Whether the bookmark of a heading with maths lost a formula;
+    None when it kept all.
 
-    The bookmark is the one that holds every piece of the heading's prose, in order; each
-    formula must leave at least one letter, digit or symbol between its neighbours.
+    The bookmark is the one that holds every piece of the heading's prose, in order;
+    each formula must leave at least one letter, digit or symbol between its neighbours.
     """
     pieces = re.split(r"\$[^$]+\$", heading)
     prose = [squash(p) for p in pieces]
@@ -207,7 +213,7 @@ def maths_dropped(heading: str, titles: list[str]) -> str | None:
     return "no bookmark holds its words"
 
 
-# --------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Text, with what is code set apart
 
 
@@ -229,7 +235,8 @@ def _is_monospace(font) -> bool:
 
 
 def page_texts(pdf) -> list[tuple[str, str]]:
-    """(prose, code) of every page: the text set in proportional and in monospace fonts."""
+    """(prose, code) of every page:
+    the text set in proportional and in monospace fonts."""
     key = id(pdf)
     if key in _TEXTS:
         return _TEXTS[key]
@@ -274,7 +281,7 @@ def raw_tex(prose: str) -> list[tuple[int, str]]:
     ]
 
 
-# --------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Contents
 
 
@@ -297,7 +304,8 @@ def contents_pages(pdf, texts) -> list[int]:
 
 
 def listed_page(contents: str, title: str) -> str | None:
-    """The page number the contents give for ``title``, or None when it is not listed."""
+    """The page number the contents give for ``title``,
+    or None when it is not listed."""
     text = re.sub(r"(?:\s*\.){3,}", " ", contents.translate(CURLY_QUOTES))
     chars = [re.escape(c) for c in squash(title)]
     pattern = r"\s*".join(chars) + r"\s+([0-9]+|[ivxlc]+)\b"
@@ -305,7 +313,7 @@ def listed_page(contents: str, title: str) -> str | None:
     return match.group(1) if match else None
 
 
-# --------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Figures: how many pixels per inch each is printed at
 
 

@@ -1,14 +1,14 @@
 """The whole book as one PDF (`make pdf`): what a reader of the printed book relies on.
 
-Every page, figure and Chinese term is there; every link leads somewhere a reader can go;
-the bookmarks and the table of contents read as the headings do and point at the right
-pages; no TeX shows; figures are sharp. Needs `_build/pdf/dr-book.pdf` (built by `make pdf`,
-and by `make test` before these checks), or the PDF that `DR_BOOK_PDF` names; the reading
-itself is in `pdf_reading.py`.
+Every page, figure and Chinese term is there; every link leads somewhere a reader can
+go; the bookmarks and the table of contents read as the headings do and point at the
+right pages; no TeX shows; figures are sharp. Needs `_build/pdf/dr-book.pdf` (built by
+`make pdf`, and by `make test` before these checks), or the PDF that `DR_BOOK_PDF`
+names; the reading itself is in `pdf_reading.py`.
 
-Checks marked ``xfail(strict=True)`` name a defect of the book's content (a chapter's text
-or a library function), not of the print pipeline, with what must change; they fail the run
-once the content is fixed, so that the mark comes off.
+Checks marked ``xfail(strict=True)`` name a defect of the book's content (a chapter's
+text or a library function), not of the print pipeline, with what must change; they fail
+the run once the content is fixed, so that the mark comes off.
 """
 
 import json
@@ -68,8 +68,9 @@ def texts(pdf):
 
 
 def content_defect(reason: str):
-    """Mark a check that fails because of the book's content (a chapter's text, a library
-    function), not the print: strict, so that it fails once the content is fixed."""
+    """Mark a check that fails because of the book's content
+    (a chapter's text, a library function), not the print: strict, so that it fails
+    once the content is fixed."""
     return pytest.mark.xfail(strict=True, reason=reason)
 
 
@@ -94,8 +95,8 @@ def _page_titles():
 
 
 def _bookmark_of(outline, title):
-    """(depth, title, page) of the shallowest bookmark with ``title``: chapters share titles
-    with sections inside other chapters ("Exercises 练习")."""
+    """(depth, title, page) of the shallowest bookmark with ``title``: chapters share
+    titles with sections inside other chapters ("Exercises 练习")."""
     matches = [(d, t, p) for d, t, p in outline if squash(title) in squash(t)]
     return min(matches, key=lambda m: m[0]) if matches else None
 
@@ -124,7 +125,7 @@ def _font_names(pdf):
     return names
 
 
-# --------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Everything is there
 
 
@@ -189,12 +190,13 @@ def test_output_tables_are_printed_as_tables(texts):
     )
 
 
-# --------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Links
 
 
 def test_no_link_points_to_the_build_machine(pdf):
-    """Web links go to the web: the references' DOIs, not the machine that built the PDF."""
+    """Web links go to the web: the references' DOIs,
+    not the machine that built the PDF."""
     uris = [uri for _, uri, _ in reading.links(pdf) if uri is not None]
     assert any(uri.startswith("https://doi.org/") for uri in uris), "no DOI is a link"
     local = Counter(
@@ -203,8 +205,8 @@ def test_no_link_points_to_the_build_machine(pdf):
         if LOCAL.match(uri) or not EXTERNAL.match(uri)
     )
     assert not local, (
-        f"{sum(local.values())} of {len(uris)} web links lead to the machine that built "
-        f"the PDF (or to a relative path), dead for every reader: {dict(local)}"
+        f"{sum(local.values())} of {len(uris)} web links lead to the machine that "
+        f"built the PDF (or to a relative path), dead for every reader: {dict(local)}"
     )
 
 
@@ -224,7 +226,7 @@ def test_every_cross_reference_jumps_inside_the_pdf(pdf):
     )
 
 
-# --------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Bookmarks and contents
 
 
@@ -280,15 +282,15 @@ def test_the_contents_list_every_page_of_the_book_with_its_page_number(
     assert not wrong, f"contents entries with the wrong page number: {wrong}"
 
 
-# --------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Text
 
 
 def test_no_raw_tex_in_the_text(texts):
     """No dollar sign, TeX command, backtick or role ({eq}, {ref}) shows in the text
-    outside code (text set in a monospace font). (A formula wrapped so that a line starts
-    with "+ " is cut by Markdown into a list item; tests/structure catches that in the
-    sources, this test whatever else reaches the print.)"""
+    outside code (text set in a monospace font). (A formula wrapped so that a line
+    starts with "+ " is cut by Markdown into a list item; tests/structure catches that
+    in the sources, this test whatever else reaches the print.)"""
     hits = [
         (index + 1, context)
         for index, (prose, _) in enumerate(texts)
@@ -319,7 +321,7 @@ def test_the_maths_is_typeset(pdf, outline):
     assert not raw, f"raw TeX printed in the PDF: {raw}"
 
 
-# --------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Figures
 
 
@@ -340,20 +342,21 @@ def test_figures_print_at_their_drawn_size_or_smaller(images):
 
 @content_defect(
     "the notebooks' figures are 110-dpi PNGs: dr_lib.plotting must ask the inline "
-    "backend for 2x PNGs (set_matplotlib_formats('retina')), then every notebook re-runs",
+    "backend for 2x PNGs (set_matplotlib_formats('retina')), then every "
+    "notebook re-runs",
 )
 def test_figures_are_sharp_in_print(images):
     soft = _printed_under(images, SHARP_PPI)
     assert not soft, f"{len(soft)} figures under {SHARP_PPI} ppi in print: {soft[:10]}"
 
 
-# --------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # The site leads to the PDF
 
 
 def test_every_page_of_the_site_links_the_whole_book(pdf):
-    """The download menu of every page of the book offers the whole book, and the file is
-    there; the button that prints one page says so."""
+    """The download menu of every page of the book offers the whole book, and the file
+    is there; the button that prints one page says so."""
     if not (HTML / "index.html").exists():
         missing(f"no built book at {HTML}: run `make book` first")
     from .site import html_pages
