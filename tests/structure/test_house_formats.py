@@ -480,3 +480,30 @@ def test_shown_code_fits_the_code_column(page, path, options):
         f"{page.relative_to(BOOK)} shows lines of {path.name} wider than "
         f"{CODE_COLUMN} characters; rewrap them: {wide}"
     )
+
+
+def test_no_figure_cell_ends_by_displaying_a_check():
+    # A check displayed as the last value of a cell is a Markdown output; in a cell with
+    # figure metadata myst-nb gives it the figure's name too, and the strict build fails
+    # on the duplicate label. Print it, or display it before the figure is drawn.
+    import ast
+
+    found = []
+    for page in notebooks():
+        for c in read_notebook(page)["cells"]:
+            figure = c.get("metadata", {}).get("mystnb", {}).get("figure")
+            if c["cell_type"] != "code" or not figure:
+                continue
+            source = "".join(c["source"])
+            source = re.sub(r"(?m)^\s*[%!].*$", "", source)  # magics
+            body = ast.parse(source).body
+            last = body[-1] if body else None
+            if (
+                isinstance(last, ast.Expr)
+                and isinstance(last.value, ast.Call)
+                and isinstance(last.value.func, ast.Attribute)
+                and isinstance(last.value.func.value, ast.Name)
+                and last.value.func.value.id == "symbolic"
+            ):
+                found.append(f"{page.relative_to(BOOK)} {figure.get('name')}")
+    assert not found, f"figure cells that end by displaying a check: {found}"
