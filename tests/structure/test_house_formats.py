@@ -303,15 +303,13 @@ def test_headings_shown_as_link_texts_have_no_maths():
         for page in book_pages()
         for label, title in _LABELLED_HEADING.findall(page_markup(page))
     }
-    texts = [text for _, text in _visible_texts()]
-    bare = {label for text in texts for label in _BARE_REF.findall(text)}
-    # The appendix tables name a section by its bare label; the page turns it into a
-    # link.
-    bare |= {
+    # A bare role anywhere, or a bare label in the appendix tables (the page turns it
+    # into a link).
+    bare = {
         label
         for name, text in _visible_texts()
-        if "appendix data" in str(name)
-        for label in re.findall(r"\bsec-[\w-]+", text)
+        for label in _BARE_REF.findall(text)
+        + (re.findall(r"\bsec-[\w-]+", text) if "appendix data" in str(name) else [])
     }
     raw = {
         label: titles[label] for label in bare & titles.keys() if "$" in titles[label]
