@@ -138,6 +138,20 @@ async () => {
 """
 
 
+# Opens every fold of a page, as a reader who opens them all would see it: <details>
+# (check blocks, sphinx-design dropdowns) and sphinx-togglebutton's boxes (solutions,
+# errata), whose button sits in the box's title.
+OPEN_FOLDS_JS = r"""
+() => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  document.querySelectorAll('.toggle-hidden').forEach(box => {
+    const button = box.querySelector(':scope > .admonition-title .toggle-button');
+    if (button) button.click();
+  });
+}
+"""
+
+
 @dataclass
 class PageReport:
     url: str
@@ -243,11 +257,18 @@ def set_theme(context, theme: str) -> None:
 
 
 def visit_pages(
-    browser, site_url: str, *, viewport=LAPTOP, theme=None, screenshots=None
+    browser,
+    site_url: str,
+    *,
+    viewport=LAPTOP,
+    theme=None,
+    screenshots=None,
+    open_folds=False,
 ) -> dict[str, PageReport]:
     """Visit every page once; map its path (relative to the site root) to a report.
 
     ``screenshots``: a folder to save a full-page screenshot of every page in.
+    ``open_folds``: open every solution, dropdown and check block before looking.
     """
     context = browser.new_context(viewport=viewport)
     if theme:
@@ -257,6 +278,8 @@ def visit_pages(
         rel = path.relative_to(HTML).as_posix()
         report = PageReport(url=site_url + rel, data={})
         page = open_page(context, report.url, site_url, report)
+        if open_folds:
+            page.evaluate(OPEN_FOLDS_JS)
         report.data = page.evaluate(INSPECT_JS)
         if screenshots:
             Path(screenshots).mkdir(parents=True, exist_ok=True)
