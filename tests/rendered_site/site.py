@@ -130,6 +130,8 @@ async () => {
     heading_underscores: headingUnderscores,
     math_errors: mathErrors.map(t => t.slice(0, 80)),
     broken_images: images.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
+    // What a screen reader reads in place of each image (null: no alt attribute).
+    image_alts: images.map(i => ({src: i.getAttribute('src'), alt: i.getAttribute('alt')})),
     links: Array.from(document.querySelectorAll('a[href]')).map(a => a.href),
     ids: Array.from(document.querySelectorAll('[id]')).map(e => e.id),
     title: document.title,
