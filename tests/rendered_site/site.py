@@ -38,6 +38,9 @@ async () => {
     await MathJax.startup.promise;
   }
   const images = Array.from(document.images);
+  const drawnWidth = img => parseFloat(img.style.width) || img.naturalWidth;
+  const figureName = img =>
+    (img.closest('figure[id]') || {}).id || img.src.split('/').pop();
   images.forEach(img => { img.loading = 'eager'; });
   await Promise.all(images.map(img => img.decode().catch(() => null)));
   const skip = 'pre, code, script, style, textarea, mjx-container, mjx-assistive-mml';
@@ -104,12 +107,18 @@ async () => {
       .map(t => t.textContent.trim().slice(0, 60)),
     figures: Array.from(document.querySelectorAll('figure[id]')).map(f => f.id),
     folded_checks: document.querySelectorAll('details.dr-checks').length,
-    // Figures the page shows narrower than drawn: their text is smaller than 9 pt.
+    // Figures the page shows narrower than drawn (the width dr_lib.plotting gives
+    // them, or their pixels): their text is smaller than 9 pt.
     shrunk_figures: Array.from(document.querySelectorAll('.cell_output img'))
       .filter(img => img.naturalWidth > 0
-        && img.getBoundingClientRect().width < img.naturalWidth - 1)
-      .map(img => ((img.closest('figure[id]') || {}).id || img.src.split('/').pop())
-        + ` (${img.naturalWidth} px shown at ${Math.round(img.getBoundingClientRect().width)})`),
+        && img.getBoundingClientRect().width < drawnWidth(img) - 1)
+      .map(img => figureName(img)
+        + ` (${drawnWidth(img)} px shown at ${Math.round(img.getBoundingClientRect().width)})`),
+    // Every figure: its name, the width it was drawn at and its pixels.
+    figure_images: Array.from(document.querySelectorAll('.cell_output img'))
+      .filter(img => img.naturalWidth > 0)
+      .map(img => ({name: figureName(img), drawn: drawnWidth(img),
+                    pixels: img.naturalWidth})),
     // Figures drawn on an opaque background: the top-left pixel of a house figure is clear.
     opaque_figures: Array.from(document.querySelectorAll('.cell_output img'))
       .filter(img => img.naturalWidth > 0 && /\.png$/i.test(img.src))
@@ -120,7 +129,7 @@ async () => {
         context.drawImage(img, 0, 0, 2, 2, 0, 0, 2, 2);
         return context.getImageData(0, 0, 1, 1).data[3] > 0;
       })
-      .map(img => (img.closest('figure[id]') || {}).id || img.src.split('/').pop()),
+      .map(figureName),
     mathjax: Boolean(window.MathJax && MathJax.startup),
     math_total: maths.length,
     math_untypeset: maths.filter(m => !m.querySelector('mjx-container'))
