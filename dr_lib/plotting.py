@@ -589,7 +589,20 @@ def _panel_title(name, seconds, width):
     text = name if seconds is None else f"{name} ({seconds:.2f} s)"
     size = mpl.rcParams["axes.titlesize"]
     size = size if isinstance(size, int | float) else mpl.rcParams["font.size"]
-    return textwrap.fill(text, max(8, int(width * 72 / (_CHAR_WIDTH * size))))
+    return _wrap_keeping_maths(text, max(8, int(width * 72 / (_CHAR_WIDTH * size))))
+
+
+def _wrap_keeping_maths(text, columns):
+    """``text`` wrapped to ``columns`` characters a line, keeping its own line breaks
+    and never breaking inside ``$…$`` (a split formula is printed as raw TeX)."""
+    lines = []
+    for line in text.split("\n"):
+        pieces = line.split("$")  # odd pieces are maths: their spaces must not break
+        glued = "$".join(
+            p.replace(" ", "\0") if i % 2 else p for i, p in enumerate(pieces)
+        )
+        lines.append(textwrap.fill(glued, columns).replace("\0", " "))
+    return "\n".join(lines)
 
 
 @_house_style

@@ -243,6 +243,19 @@ def test_embedding_grid_titles_with_timings_and_shared_legend():
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["0", "1", "2"]
 
 
+def test_embedding_grid_titles_keep_formulas_whole_and_their_own_line_breaks():
+    # textwrap alone split "$c_0 = 0$" over two lines (raw TeX) and dropped "\n"
+    formula = r"Gaussian kernel of width $\gamma = 2$ and offset $c_0 = 0$"
+    for ncols in (2, 3, 4, 5, 6):  # panel widths from 3 inches down to 1
+        fig = plotting.embedding_grid({formula: Y, "Isomap\nk = 5": Y}, ncols=ncols)
+        titles = [ax.get_title() for ax in fig.axes if ax.axison]
+        lines = titles[0].split("\n")
+        assert all(line.count("$") % 2 == 0 for line in lines), lines
+        assert r"$\gamma = 2$" in titles[0] and "$c_0 = 0$" in titles[0]
+        assert titles[1].split("\n")[0] == "Isomap"
+        plt.close(fig)
+
+
 def test_embedding_grid_continuous_labels_get_one_colorbar():
     fig = plotting.embedding_grid(
         {"a": Y, "b": Y}, Y[:, 1], ncols=2, legend_title="height"
