@@ -586,7 +586,7 @@ def _panel_title(name, seconds, width):
     """ "name (0.42 s)", or just the name when no time is given, wrapped onto as many
     lines as a panel ``width`` inches wide needs, so that neighbouring titles never
     touch."""
-    text = name if seconds is None else f"{name} ({seconds:.2f} s)"
+    text = name if seconds is None else f"{name} ({seconds:.2f}\0s)"  # unit kept
     size = mpl.rcParams["axes.titlesize"]
     size = size if isinstance(size, int | float) else mpl.rcParams["font.size"]
     return _wrap_keeping_maths(text, max(8, int(width * 72 / (_CHAR_WIDTH * size))))
@@ -594,7 +594,8 @@ def _panel_title(name, seconds, width):
 
 def _wrap_keeping_maths(text, columns):
     """``text`` wrapped to ``columns`` characters a line, keeping its own line breaks
-    and never breaking inside ``$…$`` (a split formula is printed as raw TeX)."""
+    and never breaking inside ``$…$`` (a split formula is printed as raw TeX) or at a
+    ``"\\0"``, which is printed as a space."""
     lines = []
     for line in text.split("\n"):
         pieces = line.split("$")  # odd pieces are maths: their spaces must not break

@@ -247,8 +247,10 @@ def test_embedding_grid_titles_keep_formulas_whole_and_their_own_line_breaks():
     # textwrap alone split "$c_0 = 0$" over two lines (raw TeX) and dropped "\n"
     formula = r"Gaussian kernel of width $\gamma = 2$ and offset $c_0 = 0$"
     for ncols in (2, 3, 4, 5, 6):  # panel widths from 3 inches down to 1
-        fig = plotting.embedding_grid({formula: Y, "Isomap\nk = 5": Y}, ncols=ncols)
+        panels = {formula: Y, "Isomap\nk = 5": Y, "kernel PCA (rbf)": (Y, 0.34)}
+        fig = plotting.embedding_grid(panels, ncols=ncols)
         titles = [ax.get_title() for ax in fig.axes if ax.axison]
+        assert "(0.34 s)" in titles[2]  # a time is never split from its unit
         lines = titles[0].split("\n")
         assert all(line.count("$") % 2 == 0 for line in lines), lines
         assert r"$\gamma = 2$" in titles[0] and "$c_0 = 0$" in titles[0]
