@@ -37,7 +37,7 @@ MAX_PAYLOAD_BYTES = 500_000
 #: and keeps equal scales on its two axes).
 MAP_HEIGHT = 360
 #: Height of each panel of quality curves, in pixels.
-CURVE_HEIGHT = 120
+CURVE_HEIGHT = 130
 #: Milliseconds between two frames when the play button runs.
 PLAY_INTERVAL = 700
 #: Marker shapes of bokeh for matplotlib's (dr_lib.plotting.MARKERS).
@@ -272,8 +272,9 @@ def parameter_explorer(
     ----------
     grid : dict of str -> sequence
         One or two parameters and their values, e.g. ``{"perplexity": [2, 5, 30]}``.
-        Numbers get a slider, strings a row of buttons; the play button steps the last
-        parameter.
+        The last parameter gets a slider (which shows its values, numbers or strings)
+        and the play button, which steps it; a first parameter of two gets a row of
+        buttons if its values are strings, else a slider too.
     embeddings : array-like of shape (*grid shape, n_samples, 2)
         One embedding per grid point, in the order of ``grid``.
     labels : array-like of shape (n_samples,), optional
@@ -536,7 +537,6 @@ def _bokeh_layout(explorer: Explorer):
         CustomJSTickFormatter,
         DataRange1d,
         Div,
-        Legend,
         LegendItem,
         LinearColorMapper,
         RadioButtonGroup,
@@ -622,10 +622,10 @@ def _bokeh_layout(explorer: Explorer):
                 [np.nan], [np.nan], color=colour, marker=_BOKEH_MARKERS[marker], size=8
             )
             items.append(LegendItem(label=name, renderers=[proxy]))
-        legend = Legend(
-            items=items,
+        _legend_above(
+            plot,
+            items,
             title=explorer.legend_title,
-            orientation="horizontal",
             location="top_left",
             label_text_font_size="11px",
             title_text_font_size="11px",
@@ -633,11 +633,8 @@ def _bokeh_layout(explorer: Explorer):
             spacing=2,
             padding=2,
             margin=2,
-            background_fill_alpha=0,
-            border_line_alpha=0,
             click_policy="none",
         )
-        plot.add_layout(legend, "above")
     elif key is not None:
         from bokeh.palettes import Viridis256
 
@@ -657,7 +654,7 @@ def _bokeh_layout(explorer: Explorer):
     readout = Div(text="", sizing_mode="stretch_width", name="dr_readout")
     selectors = []
     for axis, (name, values) in enumerate(grid.items()):
-        if isinstance(values[0], str):
+        if isinstance(values[0], str) and axis < len(grid) - 1:
             widget = RadioButtonGroup(
                 labels=values, active=explorer.default[axis], name=f"dr_axis_{axis}"
             )
@@ -690,8 +687,10 @@ def _bokeh_layout(explorer: Explorer):
             curve, marker_source = _quality_curve(
                 explorer, name, curve_x, rows, q_name, q_values.reshape(len(rows), -1)
             )
-            if numeric and len(values) <= 12:
+            if len(values) <= 12:
                 curve.xaxis.ticker = curve_x
+            if not numeric:
+                curve.xaxis.major_label_overrides = dict(enumerate(values))
             curves.append(curve)
             markers_src.append(marker_source)
 
@@ -734,10 +733,24 @@ def _bokeh_layout(explorer: Explorer):
     return column(children, sizing_mode="stretch_width", name="dr_layout")
 
 
+def _legend_above(plot, items, **options):
+    """A horizontal legend without a box above ``plot``."""
+    from bokeh.models import Legend
+
+    legend = Legend(
+        items=items,
+        orientation="horizontal",
+        background_fill_alpha=0,
+        border_line_alpha=0,
+        **options,
+    )
+    plot.add_layout(legend, "above")
+
+
 def _quality_curve(explorer, name, xs, rows, q_name, q_values):
     """A small plot of one quality number against the last parameter (one line per value
     of the first), with a dot at the current grid point."""
-    from bokeh.models import ColumnDataSource, Legend, LegendItem
+    from bokeh.models import ColumnDataSource, LegendItem
     from bokeh.plotting import figure
 
     from dr_lib import plotting
@@ -754,25 +767,18 @@ def _quality_curve(explorer, name, xs, rows, q_name, q_values):
     )
     items = []
     for r, row in enumerate(rows):
-        colour = plotting.LINE_COLOURS[(4 + r) % len(plotting.LINE_COLOURS)]
+        colour = plotting.LINE_COLOURS[(3 + r) % len(plotting.LINE_COLOURS)]
         line = curve.line(xs, q_values[r], color=colour, line_width=2)
         if row is not None:
-            items.append(LegendItem(label=str(row), renderers=[line]))
+            label = f"{list(explorer.grid)[0]} = {row}"
+            items.append(LegendItem(label=label, renderers=[line]))
     if items:
-        legend = Legend(
-            items=items,
-            orientation="horizontal",
-            label_text_font_size="10px",
-            background_fill_alpha=0,
-            border_line_alpha=0,
-            padding=0,
-            margin=0,
-        )
-        curve.add_layout(legend, "above")
+        _legend_above(curve, items, label_text_font_size="10px", padding=0, margin=0)
     r = explorer.default[0] if len(rows) > 1 else 0
     j = explorer.default[-1]
     marker = ColumnDataSource({"x": [xs[j]], "y": [q_values[r, j]]})
-    curve.scatter("x", "y", source=marker, size=10, color="#D55E00", line_width=0)
+    # the current grid point: in the colour of the text, on every line's colour
+    curve.scatter("x", "y", source=marker, size=9, color="#1a1a1a", line_width=0)
     curve.background_fill_color = None
     curve.border_fill_color = None
     curve.outline_line_color = None
@@ -781,6 +787,7 @@ def _quality_curve(explorer, name, xs, rows, q_name, q_values):
     curve.axis.axis_label_text_font_style = "normal"
     curve.axis.major_label_text_font_size = "10px"
     curve.min_border_left = 50
+    curve.yaxis.ticker.desired_num_ticks = 4
     return curve, marker
 
 

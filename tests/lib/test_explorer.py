@@ -142,3 +142,26 @@ def test_bad_input_names_the_parameter_and_the_fix(kwargs, match):
         plotting.parameter_explorer(
             arguments.pop("grid"), arguments.pop("embeddings"), **arguments
         )
+
+
+def _widget_kinds(explorer):
+    """bokeh model type of each parameter's control, in grid order."""
+    import json
+    import re
+
+    text = re.search(r"application/json[^>]*>(.*?)</script>", explorer.html(), re.S)
+    kinds = {}
+    for node in _explorer._walk_json(json.loads(text.group(1).replace("<\\/", "</"))):
+        name = (node.get("attributes") or {}).get("name", "")
+        if isinstance(name, str) and name.startswith("dr_axis_"):
+            kinds[int(name.rsplit("_", 1)[1])] = node["name"]
+    return [kinds[k] for k in sorted(kinds)]
+
+
+def test_the_last_parameter_gets_the_slider_and_choices_get_buttons():
+    labels = {"t": ["0.1", "1", "∞"]}
+    assert _widget_kinds(plotting.parameter_explorer(labels, _maps((3,)))) == ["Slider"]
+    two = plotting.parameter_explorer(
+        {"run": ["A", "B"], "iteration": [0, 10, 20]}, _maps((2, 3))
+    )
+    assert _widget_kinds(two) == ["RadioButtonGroup", "Slider"]
