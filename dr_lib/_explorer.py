@@ -77,6 +77,7 @@ class Explorer:
     reference: np.ndarray | None
     legend_title: str | None
     title: str | None
+    rescaled: bool = True
     _html: str | None = None
     _png: bytes | None = None
 
@@ -333,6 +334,7 @@ def parameter_explorer(
         reference=None if reference is None else reference.astype(np.float32),
         legend_title=legend_title,
         title=title,
+        rescaled=bool(rescale),
     )
     size = explorer.payload_bytes
     if size > MAX_PAYLOAD_BYTES:
@@ -560,8 +562,10 @@ def _bokeh_layout(explorer: Explorer):
         {"x": flat[:, :, 0].ravel(), "y": flat[:, :, 1].ravel()}, name="dr_frames"
     )
 
-    # The ranges follow an invisible box around every frame (and the reference), never
-    # the moving points: the axes stay put while the slider moves.
+    # Frames kept at their own scale: the ranges follow an invisible box around every
+    # frame (and the reference), so that the axes stay put and sizes can be compared.
+    # Rescaled frames: the ranges follow the points shown, so that every frame fills
+    # the map (one far outlier of another frame would shrink all the others).
     every = flat.reshape(-1, 2)
     if explorer.reference is not None:
         every = np.vstack([every, explorer.reference])
@@ -585,7 +589,6 @@ def _bokeh_layout(explorer: Explorer):
         name="dr_map",
     )
     bounds = plot.scatter("x", "y", source=box, alpha=0, size=1)
-    plot.x_range.renderers = plot.y_range.renderers = [bounds]
     plot.background_fill_color = None
     plot.border_fill_color = None
     plot.outline_line_color = "#bbbbbb"
@@ -634,6 +637,8 @@ def _bokeh_layout(explorer: Explorer):
             padding=2,
             margin=2,
             click_policy="none",
+            # ten digits in one row are wider than a phone: two rows of five
+            nrows=2 if len(items) > 6 else "auto",
         )
     elif key is not None:
         from bokeh.palettes import Viridis256
@@ -649,7 +654,8 @@ def _bokeh_layout(explorer: Explorer):
             background_fill_alpha=0,
         )
         plot.add_layout(bar, "right")
-    del points
+    followed = points if explorer.rescaled else bounds
+    plot.x_range.renderers = plot.y_range.renderers = [followed]
 
     readout = Div(text="", sizing_mode="stretch_width", name="dr_readout")
     selectors = []
