@@ -942,6 +942,6 @@ def _moves_note(explorer):
         f"{len(values)} values of {name}" for name, values in explorer.grid.items()
     )
     return (
-        f"Shown: {explorer.default_label()}. The figure moves in the HTML book: a "
-        f"slider runs through {what}."
+        f"Shown: {explorer.default_label()}. The figure moves in the HTML book, "
+        f"through {what}."
     )
