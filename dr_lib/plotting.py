@@ -38,6 +38,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import MaxNLocator, NullFormatter
 
+# A slider over precomputed embeddings, for the HTML book (see dr_lib._explorer).
+from dr_lib._explorer import parameter_explorer  # noqa: F401
 from dr_lib._validation import (
     check_integer,
     check_labels,
