@@ -35,6 +35,8 @@ training points. See the UMAP chapter of the book.
 import numpy as np
 from numba import njit
 
+from dr_lib._tsne_attraction import _squared_distance
+
 __all__ = [
     "CLIP",
     "REPULSION_EPSILON",
@@ -166,15 +168,6 @@ def _sample_plane(
         t1 += _clip(c * x1)
     head_map[i, 0] = y0 - alpha * t0
     head_map[i, 1] = y1 - alpha * t1
-
-
-@njit(cache=True, inline="always")
-def _squared_distance(head_map, i, tail_map, j):
-    d2 = 0.0
-    for k in range(head_map.shape[1]):
-        diff = head_map[i, k] - tail_map[j, k]
-        d2 += diff * diff
-    return d2
 
 
 @njit(cache=True, inline="always")
