@@ -330,6 +330,14 @@ def test_same_seed_same_map_other_seed_other_map():
     assert not np.array_equal(first, other)
 
 
+def test_the_progress_bar_runs_the_same_epochs(capsys):
+    # verbose runs the loop one epoch per call, behind a text bar; the state carries
+    quiet = UMAP(random_state=5, n_epochs=30).fit_transform(X)
+    shown = UMAP(random_state=5, n_epochs=30, verbose=True).fit_transform(X)
+    np.testing.assert_array_equal(quiet, shown)
+    assert "UMAP" in capsys.readouterr().err
+
+
 _THREADS_SCRIPT = textwrap.dedent(
     """
     import json, numba, numpy as np
