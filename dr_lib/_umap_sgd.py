@@ -23,7 +23,8 @@ integer part of a running schedule), this loop exactly that many; it applies eac
 negative's step before computing the next, a chain in which every evaluation waits for
 the last one (the mini-batch's independent evaluations overlap: on MNIST-5k it took 27 %
 less time, with the same kNN recall and trustworthiness); and its random numbers come
-from another generator.
+from another generator. The positions are in double precision, the one power of each
+evaluation in single (:func:`power`), as all of umap-learn's arithmetic is.
 
 The loop is sequential: each step reads the positions the previous one wrote, as
 umap-learn's single-threaded loop does, so a given seed gives the same map whatever
@@ -40,6 +41,7 @@ from dr_lib._tsne_attraction import _squared_distance
 __all__ = [
     "CLIP",
     "REPULSION_EPSILON",
+    "power",
     "attraction_coefficient",
     "repulsion_coefficient",
     "sampled",
@@ -62,16 +64,27 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 
 
 @njit(cache=True, inline="always")
+def power(d2, b):
+    """(d^2)^b, the one power each step needs, in single precision.
+
+    ``powf`` takes 7 ns where ``pow`` takes 13 (one per sampled edge and one per
+    negative sample: on MNIST-5k the loop's time fell by a fifth), and its relative
+    error, below 1.2e-7, is far under the noise of the sampling.
+    """
+    return np.float64(np.float32(d2) ** np.float32(b))
+
+
+@njit(cache=True, inline="always")
 def attraction_coefficient(d2, a, b):
     """c with grad_{y_i} (-log w_ij) = c (y_i - y_j), at squared distance d2.
 
     w = 1 / (1 + a d^(2b)), so -log w = log(1 + a (d^2)^b) and
     c = 2 a b (d^2)^(b - 1) / (1 + a (d^2)^b) >= 0; 0 at d = 0 (where (d^2)^(b - 1)
-    is infinite for b < 1 but y_i - y_j is zero).
+    is infinite for b < 1 but y_i - y_j is zero). (d^2)^b by :func:`power`.
     """
     if d2 <= 0.0:
         return 0.0
-    t = d2**b
+    t = power(d2, b)
     return 2.0 * a * b * (t / d2) / (1.0 + a * t)
 
 
@@ -81,9 +94,9 @@ def repulsion_coefficient(d2, a, b, epsilon=REPULSION_EPSILON):
 
     1 - w = a d^(2b) / (1 + a d^(2b)), so -log(1 - w) = log(1 + a (d^2)^b) - log a -
     b log d^2 and c = -2 b / (d^2 (1 + a (d^2)^b)) <= 0, with ``epsilon`` added to the
-    d^2 that stands alone (0 gives the exact gradient).
+    d^2 that stands alone (0 gives the exact gradient). (d^2)^b by :func:`power`.
     """
-    return -2.0 * b / ((epsilon + d2) * (1.0 + a * d2**b))
+    return -2.0 * b / ((epsilon + d2) * (1.0 + a * power(d2, b)))
 
 
 @njit(cache=True, inline="always")
