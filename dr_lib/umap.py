@@ -373,21 +373,9 @@ def _run(head_map, tail_map, edges, n_epochs, settings, state, verbose, desc):
         bar = tqdm(total=n_epochs, desc=desc, unit="epoch")
     for first, last in chunks:
         _umap_sgd.run_epochs(
-            head_map,
-            tail_map,
-            heads,
-            tails,
-            probability,
-            first,
-            last,
-            n_epochs,
-            a,
-            b,
-            rate,
-            negatives,
-            move_tails,
-            state,
-        )
+            head_map, tail_map, heads, tails, probability, first, last, n_epochs,
+            a, b, rate, negatives, move_tails, state,
+        )  # fmt: skip
         if bar is not None:
             bar.update()
     if bar is not None:
