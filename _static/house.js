@@ -28,6 +28,14 @@
  *    on a link in one closes it, so the reader sees where the link led (the page-contents
  *    drawer stayed open over most of the screen); and the navigation drawer opens with
  *    the current page in view (it sat a thousand pixels down a long table of contents).
+ *
+ * 6. Figures enlarged. A figure of several panels, shrunk to a phone's width, has text
+ *    of 4-5 px. A click or a tap on a figure, or Enter or Space on it (each figure is
+ *    focusable), opens it in a full-screen dialog: at up to twice its width on the page
+ *    (its PNG has the pixels, dr_lib.plotting.PIXEL_DENSITY), never narrower than it was
+ *    drawn, so on a phone its text is back to 9 points and the reader pans across it.
+ *    Escape, the close button or a click anywhere closes it, and the focus returns to
+ *    the figure.
  */
 (() => {
   "use strict";
@@ -121,6 +129,67 @@
     document.addEventListener("DOMContentLoaded", watchDrawer);
   } else {
     watchDrawer();
+  }
+
+  // ---------------------------------------------------------------- 6. figures enlarged
+  const FIGURE = ".bd-content div.cell_output img";
+  let viewer = null;
+  let opener = null;
+  const figureViewer = () => {
+    if (viewer) return viewer;
+    viewer = document.createElement("dialog");
+    viewer.className = "dr-figure-view";
+    viewer.setAttribute("aria-label", "Enlarged figure");
+    const close = document.createElement("button");
+    close.type = "button";
+    close.className = "dr-figure-close";
+    close.setAttribute("aria-label", "Close the enlarged figure");
+    close.textContent = "×";
+    viewer.appendChild(close);
+    viewer.addEventListener("click", () => viewer.close());
+    viewer.addEventListener("close", () => {
+      viewer.querySelectorAll("img").forEach((img) => img.remove());
+      if (opener) opener.focus({ preventScroll: true });
+    });
+    document.body.appendChild(viewer);
+    return viewer;
+  };
+  const enlarge = (figure) => {
+    const view = figureViewer();
+    const copy = figure.cloneNode(false);
+    ["style", "tabindex", "role", "aria-label", "data-enlarge", "loading"].forEach(
+      (name) => copy.removeAttribute(name),
+    );
+    const drawn = parseFloat(figure.style.width) || figure.naturalWidth;
+    const room = document.documentElement.clientWidth - 16;
+    copy.style.width = `${Math.max(drawn, Math.min(room, figure.naturalWidth))}px`;
+    view.appendChild(copy);
+    opener = figure;
+    view.showModal();
+    view.scrollTo(0, 0);
+  };
+  const offerToEnlarge = () => {
+    document.querySelectorAll(FIGURE).forEach((figure) => {
+      figure.dataset.enlarge = "";
+      figure.tabIndex = 0;
+      figure.setAttribute("role", "button");
+      figure.setAttribute("aria-label", `Enlarge the figure: ${figure.alt}`);
+    });
+  };
+  document.addEventListener("click", (event) => {
+    const figure = event.target.closest(`${FIGURE}[data-enlarge]`);
+    if (figure) enlarge(figure);
+  });
+  document.addEventListener("keydown", (event) => {
+    const figure = event.target.closest && event.target.closest(`${FIGURE}[data-enlarge]`);
+    if (!figure || (event.key !== "Enter" && event.key !== " ")) return;
+    event.preventDefault(); // Space would scroll the page
+    enlarge(figure);
+  });
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", offerToEnlarge);
+  } else {
+    offerToEnlarge();
   }
 
   // ------------------------------------------------------------------- 3. printing

@@ -16,12 +16,20 @@ width.
 Light and dark pages: figures are drawn with dark ink on a transparent background. The
 book's stylesheet (``_static/house.css``) shows them as they are on a light page and
 inverts their lightness, keeping the hues, on a dark page, so a figure never sits on a
-grey card. Lines and small markers never use Okabe–Ito's yellow, which does not read on
-white (:data:`LINE_COLOURS`); a legend that :func:`curves` places over the data moves
-outside.
+grey card. A figure that shows values through a colour map (:func:`uses_colour_map`) is
+never inverted, since inverting viridis turns its bright end dark: the PNG says so
+(:data:`COLOUR_MAP_KEY`) and a dark page shows it as drawn, on a light panel. Lines and
+small markers never use Okabe–Ito's yellow, which does not read on white
+(:data:`LINE_COLOURS`); a legend that :func:`curves` places over the data moves outside.
+
+Sharp figures: in a notebook every figure is shown as a PNG of :data:`PIXEL_DENSITY`
+times its pixels at the size it takes on the page (:func:`figure_png`), so that it stays
+sharp on high-density screens and in print.
 """
 
+import base64
 import functools
+import io
 import math
 import textwrap
 
@@ -49,7 +57,11 @@ __all__ = [
     "MARKERS",
     "LINESTYLES",
     "HOUSE_STYLE",
+    "PIXEL_DENSITY",
+    "COLOUR_MAP_KEY",
     "use_house_style",
+    "uses_colour_map",
+    "figure_png",
     "subplots",
     "scatter_3d",
     "embedding_2d",
@@ -143,10 +155,104 @@ HOUSE_STYLE = {
 }
 
 
+#: Pixels of a figure's PNG per pixel of its size on the page: twice the house
+#: resolution, so that a figure is sharp on a high-density screen and prints at 220 ppi.
+PIXEL_DENSITY = 2
+
+#: Key of the PNG text chunk that says whether a figure shows values through a colour
+#: map ("yes" or "no"); the book's pages read it (``_ext/figure_colours.py``) to keep
+#: such a figure's colours in dark mode.
+COLOUR_MAP_KEY = "dr_lib colour map"
+
+
 def use_house_style():
     """Make the house style the default for every later figure (updates
-    ``rcParams``)."""
+    ``rcParams``); in a notebook, show every figure as :func:`figure_png` draws it."""
     mpl.rcParams.update(HOUSE_STYLE)
+    _show_figures_sharp()
+
+
+def _maps_values(artist):
+    """Whether ``artist`` colours an array of values through a colour map."""
+    return isinstance(artist, mpl.cm.ScalarMappable) and artist.get_array() is not None
+
+
+def uses_colour_map(fig):
+    """Whether ``fig`` shows values through a colour map.
+
+    True when it draws an image (``imshow``), a mesh, a filled contour, a colour bar or
+    a scatter coloured by value (``c=``): any artist that maps an array of values to
+    colours. Lines, and markers in fixed colours, do not.
+
+    Parameters
+    ----------
+    fig : matplotlib Figure
+
+    Returns
+    -------
+    bool
+    """
+    return bool(fig.findobj(_maps_values))
+
+
+def figure_png(fig):
+    """The PNG a page shows for ``fig``, and the size it takes on the page.
+
+    Saved as Jupyter's inline backend saves a figure (tight bounding box, the figure's
+    own background), at :data:`PIXEL_DENSITY` times its resolution; the width on the
+    page stays that of the figure at its own resolution. A text chunk
+    (:data:`COLOUR_MAP_KEY`) records :func:`uses_colour_map`.
+
+    Parameters
+    ----------
+    fig : matplotlib Figure
+
+    Returns
+    -------
+    png : bytes, or None for a figure with nothing drawn
+    size : dict
+        ``{"width": w}``: the width in CSS pixels the page shows the PNG at (its height
+        follows from the image).
+    """
+    if not fig.axes and not fig.lines:
+        return None, {}
+    buffer = io.BytesIO()
+    fig.savefig(
+        buffer,
+        format="png",
+        dpi=PIXEL_DENSITY * fig.dpi,
+        bbox_inches="tight",
+        facecolor=fig.get_facecolor(),
+        edgecolor=fig.get_edgecolor(),
+        metadata={COLOUR_MAP_KEY: "yes" if uses_colour_map(fig) else "no"},
+    )
+    png = buffer.getvalue()
+    width = int.from_bytes(png[16:20], "big")  # the IHDR chunk: width, then height
+    return png, {"width": round(width / PIXEL_DENSITY)}
+
+
+def _png_for_notebook(fig):
+    """IPython's PNG formatter for a Figure: base64 data and its size on the page."""
+    png, size = figure_png(fig)
+    if png is None:
+        return None
+    return base64.b64encode(png).decode("ascii"), size
+
+
+def _show_figures_sharp():
+    """In IPython, show every matplotlib Figure through :func:`figure_png`.
+
+    Called again after each house figure is drawn: the inline backend, loaded with the
+    first figure of a notebook, installs its own PNG formatter then.
+    """
+    try:
+        from IPython import get_ipython
+    except ImportError:  # dr_lib does not need IPython outside a notebook
+        return
+    shell = get_ipython()
+    if shell is not None:
+        formatter = shell.display_formatter.formatters["image/png"]
+        formatter.for_type(mpl.figure.Figure, _png_for_notebook)
 
 
 def _house_style(function):
@@ -163,6 +269,7 @@ def _house_style(function):
         # mode on) must keep that setting, or no later figure of the notebook would be
         # shown.
         mpl.interactive(interactive)
+        _show_figures_sharp()
         return result
 
     return wrapper
@@ -304,24 +411,47 @@ def _category_style(k):
     return colour, MARKERS[(k // len(LINE_COLOURS)) % len(MARKERS)]
 
 
+#: Size of a category's marker in a legend, in points: the same however small the
+#: points of a dense plot are.
+LEGEND_MARKER_SIZE = 6
+
+
+def _marker_path(marker):
+    """The path ``ax.scatter`` draws for ``marker``, at its size for ``s = 1``."""
+    style = mpl.markers.MarkerStyle(marker)
+    return style.get_path().transformed(style.get_transform())
+
+
 def _draw_categories(ax, Y, labels, s):
-    """One scatter per category; returns the legend handles."""
-    handles = []
-    for k, value in enumerate(np.unique(labels)):
-        colour, marker = _category_style(k)
-        mask = labels == value
-        handles.append(
-            ax.scatter(
-                Y[mask, 0],
-                Y[mask, 1],
-                s=s,
-                color=colour,
-                marker=marker,
-                label=str(value),
-                linewidths=0,
-            )
+    """All points in one scatter, in a shuffled (seeded) order, so that no category
+    covers the others by being drawn last; returns one legend handle per category."""
+    values, codes = np.unique(labels, return_inverse=True)
+    styles = [_category_style(k) for k in range(len(values))]
+    order = np.random.default_rng(0).permutation(len(Y))
+    points = ax.scatter(
+        Y[order, 0],
+        Y[order, 1],
+        s=s,
+        color=[styles[k][0] for k in codes[order]],
+        marker=styles[0][1],
+        linewidths=0,
+    )
+    if len({marker for _, marker in styles}) > 1:
+        paths = {marker: _marker_path(marker) for _, marker in styles}
+        points.set_paths([paths[styles[k][1]] for k in codes[order]])
+    return [
+        mpl.lines.Line2D(
+            [],
+            [],
+            linestyle="none",
+            color=colour,
+            marker=marker,
+            markersize=LEGEND_MARKER_SIZE,
+            markeredgewidth=0,
+            label=str(value),
         )
-    return handles
+        for value, (colour, marker) in zip(values, styles)
+    ]
 
 
 def _draw_embedding(ax, Y, labels, s):
@@ -353,16 +483,13 @@ def _add_key(key, title, *, ax=None, fig=None, axes=None):
             artist, ax=axes if axes is not None else ax, label=title or "value"
         )
     elif fig is not None:
-        fig.legend(
-            handles=artist, title=title, loc="outside right upper", markerscale=2
-        )
+        fig.legend(handles=artist, title=title, loc="outside right upper")
     else:
         ax.legend(
             handles=artist,
             title=title,
             loc="upper left",
             bbox_to_anchor=(1.0, 1.0),
-            markerscale=2,
         )
 
 
@@ -433,6 +560,24 @@ def _panel(value):
     return value, None
 
 
+#: Share of a panel of :func:`embedding_grid` that its markers would cover together if
+#: none overlapped: dense enough to show the shape of the data, sparse enough to show
+#: where points pile up.
+GRID_INK_SHARE = 0.5
+
+#: Smallest and largest marker of :func:`embedding_grid`, as matplotlib's ``s``
+#: (points²).
+GRID_MARKER_SIZES = (0.8, 4.0)
+
+
+def _grid_marker_size(n_points, side):
+    """``s`` for ``n_points`` markers in a square panel ``side`` inches wide: their
+    discs cover :data:`GRID_INK_SHARE` of it, within :data:`GRID_MARKER_SIZES`."""
+    area = (side * 72) ** 2  # points²
+    s = 4 / math.pi * GRID_INK_SHARE * area / n_points  # a marker's disc is π s / 4
+    return float(np.clip(s, *GRID_MARKER_SIZES))
+
+
 #: Average width of a character of the house font, as a fraction of its size in points.
 _CHAR_WIDTH = 0.6
 
@@ -441,10 +586,24 @@ def _panel_title(name, seconds, width):
     """ "name (0.42 s)", or just the name when no time is given, wrapped onto as many
     lines as a panel ``width`` inches wide needs, so that neighbouring titles never
     touch."""
-    text = name if seconds is None else f"{name} ({seconds:.2f} s)"
+    text = name if seconds is None else f"{name} ({seconds:.2f}\0s)"  # unit kept
     size = mpl.rcParams["axes.titlesize"]
     size = size if isinstance(size, int | float) else mpl.rcParams["font.size"]
-    return textwrap.fill(text, max(8, int(width * 72 / (_CHAR_WIDTH * size))))
+    return _wrap_keeping_maths(text, max(8, int(width * 72 / (_CHAR_WIDTH * size))))
+
+
+def _wrap_keeping_maths(text, columns):
+    """``text`` wrapped to ``columns`` characters a line, keeping its own line breaks
+    and never breaking inside ``$…$`` (a split formula is printed as raw TeX) or at a
+    ``"\\0"``, which is printed as a space."""
+    lines = []
+    for line in text.split("\n"):
+        pieces = line.split("$")  # odd pieces are maths: their spaces must not break
+        glued = "$".join(
+            p.replace(" ", "\0") if i % 2 else p for i, p in enumerate(pieces)
+        )
+        lines.append(textwrap.fill(glued, columns).replace("\0", " "))
+    return "\n".join(lines)
 
 
 @_house_style
@@ -453,7 +612,9 @@ def embedding_grid(panels, labels=None, *, ncols=3, suptitle=None, legend_title=
 
     The grid fills the text column (:data:`COLUMN_WIDTH`); the panels carry no ticks,
     since an embedding's coordinates have no units to read, and share one legend or
-    colour bar.
+    colour bar. The markers shrink as the points get more numerous or the panels
+    smaller (:data:`GRID_INK_SHARE`), so that thousands of points in a small panel do
+    not merge into one blot.
 
     Parameters
     ----------
@@ -492,7 +653,8 @@ def embedding_grid(panels, labels=None, *, ncols=3, suptitle=None, legend_title=
         panel_labels = (
             None if labels is None else check_labels(labels, len(Y), name="labels")
         )
-        key = _draw_embedding(ax, Y, panel_labels, s=4)
+        s = _grid_marker_size(len(Y), width / ncols)
+        key = _draw_embedding(ax, Y, panel_labels, s=s)
         ax.set(xticks=[], yticks=[], title=_panel_title(name, seconds, width / ncols))
     for ax in axes.flat[len(panels) :]:
         ax.set_axis_off()
@@ -560,7 +722,8 @@ def curves(
         Draw a distinct marker on each series.
     styles : dict, optional
         ``name -> dict`` of ``Axes.plot`` keyword arguments overriding the default style
-        of that series (e.g. ``{"theory": {"linestyle": "-", "marker": None}}``).
+        of that series (e.g. ``{"theory": {"linestyle": "-", "marker": None}}``). A
+        series without markers is drawn above those with markers.
     legend_loc : str, default="best"
         Where the legend goes, as matplotlib's ``loc`` (e.g. ``"lower right"``). With
         "best", a legend that would still cover a data point or a line is moved outside,
@@ -576,9 +739,12 @@ def curves(
     ax = _axes(ax)
     for k, (name, value) in enumerate(series.items()):
         xs, ys = _series(x, name, value)
-        ax.plot(
-            xs, ys, label=name, **{**_line_style(k, markers), **styles.get(name, {})}
-        )
+        style = {**_line_style(k, markers), **styles.get(name, {})}
+        # A line without markers (a closed form, a reference) goes above the markers
+        # of measured series, which would hide it.
+        bare = style.get("marker") in (None, "", "none", "None")
+        style.setdefault("zorder", 2.5 if bare else 2)
+        ax.plot(xs, ys, label=name, **style)
     ax.set(xlabel=xlabel, ylabel=ylabel, title=title or "")
     ax.set_xscale("log" if logx else "linear")
     ax.set_yscale("log" if logy else "linear")

@@ -1,6 +1,8 @@
 """Tests of dr_lib.plotting: right return types, labelled axes, keys, colour choices,
 bad input."""
 
+import io
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -30,8 +32,14 @@ def _colorbars(fig):
     return [ax for ax in fig.axes if ax.get_label() == "<colorbar>"]
 
 
-def _scatter_colours(ax):
-    return [to_hex(c.get_facecolor()[0]) for c in ax.collections]
+def _legend_styles(legend):
+    """(colour, marker) of every entry of a legend of categories."""
+    return [(to_hex(h.get_color()), h.get_marker()) for h in legend.legend_handles]
+
+
+def _point_colours(ax):
+    """The colour of every point of the scatters of ``ax``, in drawing order."""
+    return [to_hex(c) for coll in ax.collections for c in coll.get_facecolor()]
 
 
 # ---------------------------------------------------------------------------- style
@@ -120,8 +128,10 @@ def test_embedding_2d_categorical_uses_okabe_ito_and_legend():
         "dimension 2",
         "t",
     )
-    assert _scatter_colours(ax) == [c.lower() for c in plotting.LINE_COLOURS[:3]]
     legend = ax.get_legend()
+    colours = [colour for colour, _ in _legend_styles(legend)]
+    assert colours == [c.lower() for c in plotting.LINE_COLOURS[:3]]
+    assert set(_point_colours(ax)) == set(colours)
     assert legend.get_title().get_text() == "class"
     assert [t.get_text() for t in legend.get_texts()] == ["0", "1", "2"]
     assert not _colorbars(ax.figure)
@@ -129,11 +139,20 @@ def test_embedding_2d_categorical_uses_okabe_ito_and_legend():
 
 def test_ten_digits_get_ten_colours_and_a_second_marker_after_seven():
     digits = np.arange(100) % 10
-    ax = plotting.embedding_2d(rng.normal(size=(100, 2)), digits)
-    colours = _scatter_colours(ax)
+    points_2d = rng.normal(size=(100, 2))
+    ax = plotting.embedding_2d(points_2d, digits)
+    colours, markers = zip(*_legend_styles(ax.get_legend()))
     assert len(set(colours)) == 10 and plotting.YELLOW.lower() not in colours
-    markers = [c.get_paths()[0].vertices.shape for c in ax.collections]
     assert len(set(markers[:7])) == 1 and markers[7] != markers[0]
+    # every point is drawn in its own category's colour and shape
+    (points,) = ax.collections
+    shapes = {plotting._marker_path(m).vertices.tobytes(): m for m in set(markers)}
+    index = {tuple(xy): i for i, xy in enumerate(points_2d)}
+    drawn = [index[tuple(xy)] for xy in np.asarray(points.get_offsets())]
+    assert sorted(drawn) == list(range(100))
+    for i, colour, path in zip(drawn, points.get_facecolor(), points.get_paths()):
+        style = (to_hex(colour), shapes[path.vertices.tobytes()])
+        assert style == (colours[digits[i]], markers[digits[i]])
     # the pairs (colour, marker) stay distinct far beyond ten categories
     styles = [plotting._category_style(k) for k in range(56)]
     assert len(set(styles)) == 56
@@ -148,11 +167,18 @@ def test_embedding_2d_string_labels_are_categories():
 def test_embedding_2d_ten_digit_classes_stay_distinguishable():
     labels = np.arange(60) % 10
     ax = plotting.embedding_2d(Y, labels)
-    styles = {
-        (to_hex(c.get_facecolor()[0]), c.get_paths()[0].vertices.tobytes())
-        for c in ax.collections
-    }
-    assert len(ax.collections) == 10 and len(styles) == 10
+    assert len(set(_legend_styles(ax.get_legend()))) == 10
+
+
+def test_no_category_covers_the_others_by_being_drawn_last():
+    # Fig 12.2: drawn one category after the other, the last digits (8, 9) hid the
+    # rest of every dense map. Drawn in a shuffled order, the last tenth of the points
+    # drawn holds every category in about its share.
+    digits = np.repeat(np.arange(10), 500)
+    ax = plotting.embedding_2d(rng.normal(size=(5000, 2)), digits, s=1)
+    last = _point_colours(ax)[-500:]
+    shares = [last.count(colour) / 500 for colour in set(last)]
+    assert len(shares) == 10 and max(shares) < 0.2, shares
 
 
 def test_embedding_2d_continuous_uses_viridis_and_colorbar():
@@ -215,6 +241,21 @@ def test_embedding_grid_titles_with_timings_and_shared_legend():
     assert fig.get_figwidth() <= plotting.COLUMN_WIDTH
     assert len(fig.legends) == 1 and fig.get_suptitle() == "compare"
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["0", "1", "2"]
+
+
+def test_embedding_grid_titles_keep_formulas_whole_and_their_own_line_breaks():
+    # textwrap alone split "$c_0 = 0$" over two lines (raw TeX) and dropped "\n"
+    formula = r"Gaussian kernel of width $\gamma = 2$ and offset $c_0 = 0$"
+    for ncols in (2, 3, 4, 5, 6):  # panel widths from 3 inches down to 1
+        panels = {formula: Y, "Isomap\nk = 5": Y, "kernel PCA (rbf)": (Y, 0.34)}
+        fig = plotting.embedding_grid(panels, ncols=ncols)
+        titles = [ax.get_title() for ax in fig.axes if ax.axison]
+        assert "(0.34 s)" in titles[2]  # a time is never split from its unit
+        lines = titles[0].split("\n")
+        assert all(line.count("$") % 2 == 0 for line in lines), lines
+        assert r"$\gamma = 2$" in titles[0] and "$c_0 = 0$" in titles[0]
+        assert titles[1].split("\n")[0] == "Isomap"
+        plt.close(fig)
 
 
 def test_embedding_grid_continuous_labels_get_one_colorbar():
@@ -529,25 +570,23 @@ HOUSE_FIGURES = {
 
 
 def _saved_png(fig):
-    """The PNG the notebook shows: the inline backend saves with a tight bounding
-    box."""
+    """The PNG the notebook shows (plotting.figure_png), as an array of pixels, and the
+    width the page shows it at."""
     import io
 
     from matplotlib.image import imread
 
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", bbox_inches="tight", dpi=fig.dpi)
-    buffer.seek(0)
-    return imread(buffer)
+    png, size = plotting.figure_png(fig)
+    return imread(io.BytesIO(png)), size["width"]
 
 
 @pytest.mark.parametrize("kind", list(HOUSE_FIGURES))
 def test_house_figure_fits_the_column_and_reads_at_9_points(kind):
     fig = HOUSE_FIGURES[kind]()
-    png = _saved_png(fig)
+    _, width = _saved_png(fig)
     column_px = plotting.COLUMN_PIXELS
-    assert png.shape[1] <= column_px, f"{png.shape[1]} px is wider than the column"
-    scale = min(1.0, column_px / png.shape[1])  # the page would shrink a wider image
+    assert width <= column_px, f"{width} px is wider than the column"
+    scale = min(1.0, column_px / width)  # the page would shrink a wider image
     small = sorted(
         {
             (round(t.get_fontsize() * scale, 1), t.get_text())
@@ -561,7 +600,7 @@ def test_house_figure_fits_the_column_and_reads_at_9_points(kind):
 @pytest.mark.parametrize("kind", list(HOUSE_FIGURES))
 def test_house_figure_has_a_transparent_background(kind):
     fig = HOUSE_FIGURES[kind]()
-    png = _saved_png(fig)
+    png, _ = _saved_png(fig)
     assert png.shape[2] == 4 and png[0, 0, 3] == 0 and png[-1, -1, 3] == 0
     # ...and is not blank: the ink is opaque.
     assert png[..., 3].max() == 1.0
@@ -573,7 +612,106 @@ def test_house_style_makes_every_later_figure_transparent():
         fig, ax = plt.subplots()
         ax.plot([0, 1], [0, 1])
         assert fig.get_facecolor()[3] == 0 and ax.get_facecolor()[3] == 0
-        assert _saved_png(fig)[0, 0, 3] == 0
+        assert _saved_png(fig)[0][0, 0, 3] == 0
+
+
+# ------------------------------------------------ sharp figures, colour maps kept
+
+
+#: The house figures that show values through a colour map: dark mode must not invert
+#: them.
+COLOUR_MAPPED = {
+    "embedding_2d, continuous",
+    "embedding_grid, continuous",
+    "scatter_3d",
+    "subplots of scatter_3d",
+    "image_grid",
+}
+
+
+@pytest.mark.parametrize("kind", list(HOUSE_FIGURES))
+def test_figures_with_a_colour_map_are_told_apart(kind):
+    fig = HOUSE_FIGURES[kind]()
+    assert plotting.uses_colour_map(fig) == (kind in COLOUR_MAPPED)
+
+
+@pytest.mark.parametrize(
+    "draw, expected",
+    [
+        (lambda ax: ax.imshow(np.eye(3)), True),
+        (lambda ax: ax.pcolormesh(np.eye(3)), True),
+        (lambda ax: ax.contourf(np.outer(np.arange(4), np.arange(4))), True),
+        (lambda ax: ax.scatter([0, 1], [0, 1], c=[0.0, 1.0]), True),
+        (lambda ax: ax.scatter([0, 1], [0, 1], color=["red", "blue"]), False),
+        (lambda ax: ax.plot([0, 1], [0, 1]), False),
+        (lambda ax: ax.fill_between([0, 1], [0, 1]), False),
+    ],
+)
+def test_a_colour_map_is_found_whatever_draws_it(draw, expected):
+    fig, ax = plt.subplots()
+    draw(ax)
+    assert plotting.uses_colour_map(fig) == expected
+
+
+def test_heat_maps_and_weight_maps_have_a_colour_map():
+    X, centre, neighbors, weights, _ = _neighbourhood_case()
+    assert plotting.uses_colour_map(
+        plotting.neighbourhood_weights(X, centre, neighbors, weights)
+    )
+    heat = plotting.heatmap(
+        np.eye(2), row_labels=["a", "b"], col_labels=["u", "v"], xlabel="u", ylabel="a"
+    )
+    assert plotting.uses_colour_map(heat)
+
+
+def _png_image(png):
+    from PIL import Image
+
+    return Image.open(io.BytesIO(png))
+
+
+def test_a_figure_png_has_twice_the_pixels_of_its_size_on_the_page():
+    fig = HOUSE_FIGURES["curves"]()
+    png, size = plotting.figure_png(fig)
+    image = _png_image(png)
+    one_x = fig.get_window_extent().width  # pixels at the house resolution
+    assert abs(size["width"] - one_x) < 0.1 * one_x  # tight box: near the figure
+    assert image.size[0] in range(2 * size["width"] - 1, 2 * size["width"] + 2)
+    assert image.text[plotting.COLOUR_MAP_KEY] == "no"
+    images = plotting.figure_png(HOUSE_FIGURES["image_grid"]())[0]
+    assert _png_image(images).text[plotting.COLOUR_MAP_KEY] == "yes"
+    assert plotting.figure_png(plt.figure()) == (None, {})
+
+
+def test_a_notebook_shows_every_figure_sharp():
+    # In a notebook, Jupyter's inline backend is loaded with the first figure and then
+    # installs its own 1x PNG formatter; every figure must still reach the page through
+    # plotting.figure_png. Run as a notebook runs it: an IPython shell, the inline
+    # backend as matplotlib's backend, the house style set before the first figure.
+    import base64
+    import json
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import json\n"
+        "from IPython.core.interactiveshell import InteractiveShell\n"
+        "shell = InteractiveShell.instance()\n"
+        "from dr_lib import plotting\n"
+        "plotting.use_house_style()\n"
+        "ax = plotting.curves([1, 2], {'a': [1, 2]}, xlabel='x', ylabel='y')\n"
+        "data, metadata = shell.display_formatter.format(ax.figure)\n"
+        "print(json.dumps([data['image/png'], metadata['image/png']]))\n"
+    )
+    env = {**os.environ, "MPLBACKEND": "module://matplotlib_inline.backend_inline"}
+    result = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    png, size = json.loads(result.stdout.strip().splitlines()[-1])
+    width = _png_image(base64.b64decode(png)).size[0]
+    assert width in range(2 * size["width"] - 1, 2 * size["width"] + 2)
 
 
 def test_yellow_is_kept_for_areas_but_never_drawn_as_a_line_or_small_marker():
@@ -633,6 +771,42 @@ def test_legend_covers_data_sees_a_line_between_two_distant_vertices():
     assert plotting.legend_covers_data(ax)
     ax.legend(loc="upper left")
     assert not plotting.legend_covers_data(ax)
+
+
+def test_embedding_grid_markers_shrink_with_many_points_in_small_panels():
+    # Fig 12.2: 5,000 digits in panels 1.3 in wide merged into blots at the size that
+    # suits a few hundred points.
+    def marker_size(n_points, ncols):
+        points = rng.normal(size=(n_points, 2))
+        labels = np.arange(n_points) % 10
+        panels = {str(k): points for k in range(4)}
+        fig = plotting.embedding_grid(panels, labels, ncols=ncols)
+        return fig.axes[0].collections[0].get_sizes()[0]
+
+    few, many, many_wide = (
+        marker_size(300, 2),
+        marker_size(5000, 4),
+        marker_size(5000, 3),
+    )
+    low, high = plotting.GRID_MARKER_SIZES
+    assert few == high and low <= many < many_wide < high
+    side = (plotting.COLUMN_WIDTH - 0.9) / 4 * 72  # points
+    covered = 5000 * np.pi / 4 * many / side**2
+    assert covered == pytest.approx(plotting.GRID_INK_SHARE, rel=0.01)
+
+
+def test_curves_draw_a_line_without_markers_above_the_markers():
+    # Fig 8.2: the closed forms r^D, thin lines, disappeared under the sampled markers.
+    x = np.linspace(0, 1, 5)
+    ax = plotting.curves(
+        x,
+        {"sampled": x**2, "closed form": x**2},
+        xlabel="r",
+        ylabel="F",
+        styles={"closed form": {"marker": None}},
+    )
+    sampled, closed = ax.get_lines()
+    assert closed.get_zorder() > sampled.get_zorder()
 
 
 def test_embedding_grid_titles_never_touch_their_neighbours():

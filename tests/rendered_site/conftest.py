@@ -15,7 +15,7 @@ import os
 
 import pytest
 
-from .site import HTML, chromium, chromium_executable, serve, visit_pages
+from .site import HTML, PHONE, chromium, chromium_executable, serve, visit_pages
 
 
 def require_site() -> bool:
@@ -56,3 +56,10 @@ def site(site_url, browser):
     return visit_pages(
         browser, site_url, screenshots=os.environ.get("DR_BOOK_SCREENSHOTS")
     )
+
+
+@pytest.fixture(scope="session")
+def phone_site(site_url, browser):
+    """Every page, visited once at 390 x 844 with every fold open: path relative to the
+    site root -> report."""
+    return visit_pages(browser, site_url, viewport=PHONE, open_folds=True)

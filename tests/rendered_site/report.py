@@ -6,8 +6,9 @@ Usage (after `make book`)::
 
 For every page at 1280 x 900: the display equations that scroll sideways or stick out of
 the text column, the output blocks that do, the tables without a caption, and the
-figures. With ``--screenshots``, also saves full-page screenshots of every page at
-laptop and phone size, in light and dark mode, to look at. `make site-report` runs it.
+figures; then the display equations that scroll at 390 x 844, every fold open. With
+``--screenshots``, also saves full-page screenshots of every page at laptop and phone
+size, in light and dark mode, to look at. `make site-report` runs it.
 """
 
 from __future__ import annotations
@@ -83,6 +84,7 @@ def main(argv=None) -> int:
         return 2
     with serve(HTML) as site_url, chromium(executable) as browser:
         reports = visit_pages(browser, site_url)
+        phone = visit_pages(browser, site_url, viewport=PHONE, open_folds=True)
         if args.screenshots:
             for size, viewport in (("laptop", LAPTOP), ("phone", PHONE)):
                 for theme in ("light", "dark"):
@@ -104,6 +106,13 @@ def main(argv=None) -> int:
         f"{totals['output_blocks']}; tables without caption: "
         f"{totals['uncaptioned_tables']}; figures: {totals['figures']}"
     )
+    cut = [
+        f"    {rel}: {equation}"
+        for rel, report in phone.items()
+        for equation in report.data["overflowing_equations"]
+    ]
+    total = sum(report.data["display_equations"] for report in phone.values())
+    print(f"display equations cut off at 390 px: {len(cut)} of {total}", *cut, sep="\n")
     return 0
 
 

@@ -38,6 +38,9 @@ async () => {
     await MathJax.startup.promise;
   }
   const images = Array.from(document.images);
+  const drawnWidth = img => parseFloat(img.style.width) || img.naturalWidth;
+  const figureName = img =>
+    (img.closest('figure[id]') || {}).id || img.src.split('/').pop();
   images.forEach(img => { img.loading = 'eager'; });
   await Promise.all(images.map(img => img.decode().catch(() => null)));
   const skip = 'pre, code, script, style, textarea, mjx-container, mjx-assistive-mml';
@@ -104,12 +107,18 @@ async () => {
       .map(t => t.textContent.trim().slice(0, 60)),
     figures: Array.from(document.querySelectorAll('figure[id]')).map(f => f.id),
     folded_checks: document.querySelectorAll('details.dr-checks').length,
-    // Figures the page shows narrower than drawn: their text is smaller than 9 pt.
+    // Figures the page shows narrower than drawn (the width dr_lib.plotting gives
+    // them, or their pixels): their text is smaller than 9 pt.
     shrunk_figures: Array.from(document.querySelectorAll('.cell_output img'))
       .filter(img => img.naturalWidth > 0
-        && img.getBoundingClientRect().width < img.naturalWidth - 1)
-      .map(img => ((img.closest('figure[id]') || {}).id || img.src.split('/').pop())
-        + ` (${img.naturalWidth} px shown at ${Math.round(img.getBoundingClientRect().width)})`),
+        && img.getBoundingClientRect().width < drawnWidth(img) - 1)
+      .map(img => figureName(img)
+        + ` (${drawnWidth(img)} px shown at ${Math.round(img.getBoundingClientRect().width)})`),
+    // Every figure: its name, the width it was drawn at and its pixels.
+    figure_images: Array.from(document.querySelectorAll('.cell_output img'))
+      .filter(img => img.naturalWidth > 0)
+      .map(img => ({name: figureName(img), drawn: drawnWidth(img),
+                    pixels: img.naturalWidth})),
     // Figures drawn on an opaque background: the top-left pixel of a house figure is clear.
     opaque_figures: Array.from(document.querySelectorAll('.cell_output img'))
       .filter(img => img.naturalWidth > 0 && /\.png$/i.test(img.src))
@@ -120,7 +129,7 @@ async () => {
         context.drawImage(img, 0, 0, 2, 2, 0, 0, 2, 2);
         return context.getImageData(0, 0, 1, 1).data[3] > 0;
       })
-      .map(img => (img.closest('figure[id]') || {}).id || img.src.split('/').pop()),
+      .map(figureName),
     mathjax: Boolean(window.MathJax && MathJax.startup),
     math_total: maths.length,
     math_untypeset: maths.filter(m => !m.querySelector('mjx-container'))
@@ -130,10 +139,26 @@ async () => {
     heading_underscores: headingUnderscores,
     math_errors: mathErrors.map(t => t.slice(0, 80)),
     broken_images: images.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
+    // What a screen reader reads in place of each image (null: no alt attribute).
+    image_alts: images.map(i => ({src: i.getAttribute('src'), alt: i.getAttribute('alt')})),
     links: Array.from(document.querySelectorAll('a[href]')).map(a => a.href),
     ids: Array.from(document.querySelectorAll('[id]')).map(e => e.id),
     title: document.title,
   };
+}
+"""
+
+
+# Opens every fold of a page, as a reader who opens them all would see it: <details>
+# (check blocks, sphinx-design dropdowns) and sphinx-togglebutton's boxes (solutions,
+# errata), whose button sits in the box's title.
+OPEN_FOLDS_JS = r"""
+() => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  document.querySelectorAll('.toggle-hidden').forEach(box => {
+    const button = box.querySelector(':scope > .admonition-title .toggle-button');
+    if (button) button.click();
+  });
 }
 """
 
@@ -243,11 +268,18 @@ def set_theme(context, theme: str) -> None:
 
 
 def visit_pages(
-    browser, site_url: str, *, viewport=LAPTOP, theme=None, screenshots=None
+    browser,
+    site_url: str,
+    *,
+    viewport=LAPTOP,
+    theme=None,
+    screenshots=None,
+    open_folds=False,
 ) -> dict[str, PageReport]:
     """Visit every page once; map its path (relative to the site root) to a report.
 
     ``screenshots``: a folder to save a full-page screenshot of every page in.
+    ``open_folds``: open every solution, dropdown and check block before looking.
     """
     context = browser.new_context(viewport=viewport)
     if theme:
@@ -257,6 +289,8 @@ def visit_pages(
         rel = path.relative_to(HTML).as_posix()
         report = PageReport(url=site_url + rel, data={})
         page = open_page(context, report.url, site_url, report)
+        if open_folds:
+            page.evaluate(OPEN_FOLDS_JS)
         report.data = page.evaluate(INSPECT_JS)
         if screenshots:
             Path(screenshots).mkdir(parents=True, exist_ok=True)

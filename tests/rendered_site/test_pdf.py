@@ -340,12 +340,9 @@ def test_figures_print_at_their_drawn_size_or_smaller(images):
     assert not soft, f"figures enlarged in print (page, ppi): {soft[:10]}"
 
 
-@content_defect(
-    "the notebooks' figures are 110-dpi PNGs: dr_lib.plotting must ask the inline "
-    "backend for 2x PNGs (set_matplotlib_formats('retina')), then every "
-    "notebook re-runs",
-)
 def test_figures_are_sharp_in_print(images):
+    """Figures are PNGs of twice their pixels on the page (dr_lib.plotting.figure_png),
+    printed at their drawn size: 220 ppi."""
     soft = _printed_under(images, SHARP_PPI)
     assert not soft, f"{len(soft)} figures under {SHARP_PPI} ppi in print: {soft[:10]}"
 

@@ -6,6 +6,7 @@ including chapters still to come.
 """
 
 import re
+from html.parser import HTMLParser
 
 import pytest
 
@@ -13,6 +14,10 @@ from .site import LAPTOP, PHONE, open_page, set_theme
 
 #: Above this share of output blocks that scroll sideways at 1280 px, the test fails.
 MAX_OVERFLOWING_OUTPUT_SHARE = 0.05
+#: Above this share of display equations that scroll sideways at 390 px, the test fails.
+#: A formula broken for a phone's column is longer to read on a laptop, and sympy prints
+#: a matrix whole, so a few may scroll.
+MAX_SCROLLING_EQUATION_SHARE_ON_A_PHONE = 0.10
 APPENDIX = "book/appendix/"
 
 
@@ -139,25 +144,35 @@ def test_laptop_menu_button_folds_the_sidebar(browser, site_url):
 # ------------------------------------------------------------------- nothing cut off
 
 
+def _found(site, key):
+    """Pages whose report lists something under ``key``: path -> the list."""
+    return {rel: r.data[key] for rel, r in site.items() if r.data[key]}
+
+
 def test_no_display_equation_is_wider_than_the_column(site):
-    cut = {
-        rel: r.data["overflowing_equations"]
-        for rel, r in site.items()
-        if r.data["overflowing_equations"]
-    }
+    cut = _found(site, "overflowing_equations")
     assert not cut, (
-        "display equations that scroll sideways at 1280 px (break them with aligned or "
-        f"multline, one relation per line): {cut}"
+        "display equations that scroll sideways at 1280 px (break them with aligned, "
+        f"one relation per line): {cut}"
+    )
+
+
+def test_display_equations_fit_a_phone(phone_site):
+    # Every solution and dropdown open: their equations sit in a narrower box. Where an
+    # equation and its number do not fit side by side, the number goes below it.
+    total = sum(r.data["display_equations"] for r in phone_site.values())
+    cut = _found(phone_site, "overflowing_equations")
+    count = sum(len(equations) for equations in cut.values())
+    print(f"display equations wider than the column at 390 px: {count} of {total}")
+    assert total and count <= MAX_SCROLLING_EQUATION_SHARE_ON_A_PHONE * total, (
+        f"{count} of {total} display equations scroll sideways at 390 px; break the "
+        f"long ones (aligned, one relation per line): {cut}"
     )
 
 
 def test_output_blocks_fit_the_column(site):
     total = sum(r.data["output_blocks"] for r in site.values())
-    cut = {
-        rel: r.data["overflowing_outputs"]
-        for rel, r in site.items()
-        if r.data["overflowing_outputs"]
-    }
+    cut = _found(site, "overflowing_outputs")
     n_cut = sum(len(v) for v in cut.values())
     assert total, "no output blocks found: is the output selector still right?"
     assert n_cut <= MAX_OVERFLOWING_OUTPUT_SHARE * total, (
@@ -268,6 +283,151 @@ def test_figures_are_shown_at_full_size(site):
         "figures wider than the column, shrunk with their text (draw them with "
         f"plotting.subplots or a figsize no wider than plotting.COLUMN_WIDTH): {bad}"
     )
+
+
+def test_figures_have_twice_the_pixels_they_are_shown_at(site):
+    # Sharp on a high-density screen (and in print): dr_lib.plotting.figure_png.
+    from dr_lib.plotting import PIXEL_DENSITY
+
+    soft = {
+        rel: [f"{f['name']} ({f['pixels']} px for {f['drawn']})" for f in blurred]
+        for rel, r in site.items()
+        if (
+            blurred := [
+                f
+                for f in r.data["figure_images"]
+                if f["pixels"] < PIXEL_DENSITY * f["drawn"] - PIXEL_DENSITY
+            ]
+        )
+    }
+    assert any(r.data["figure_images"] for r in site.values())
+    assert not soft, f"figures with fewer than {PIXEL_DENSITY}x pixels: {soft}"
+
+
+class _Figures(HTMLParser):
+    """(src, classes) of every figure image in a page's cell outputs."""
+
+    def __init__(self):
+        super().__init__()
+        self.depth, self.images = [], []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        classes = (attrs.get("class") or "").split()
+        if tag == "div":
+            self.depth.append("cell_output" in classes)
+        elif tag == "img" and any(self.depth):
+            self.images.append((attrs["src"], classes))
+
+    def handle_endtag(self, tag):
+        if tag == "div" and self.depth:
+            self.depth.pop()
+
+
+def _png_shows_a_colour_map(png):
+    from PIL import Image
+
+    from dr_lib.plotting import COLOUR_MAP_KEY
+
+    with Image.open(png) as image:
+        return image.text.get(COLOUR_MAP_KEY) == "yes"
+
+
+def test_every_figure_with_a_colour_map_is_marked_for_dark_mode(site):
+    # dr_lib.plotting records in each PNG whether its figure maps values to colours;
+    # every such figure, and no other, carries the class that keeps its colours.
+    from .site import HTML
+
+    wrong, marked = [], 0
+    for rel in site:
+        page = HTML / rel
+        figures = _Figures()
+        figures.feed(page.read_text(encoding="utf-8"))
+        for src, classes in figures.images:
+            png = (page.parent / src).resolve()
+            if png.suffix != ".png":
+                continue
+            colour_map = _png_shows_a_colour_map(png)
+            marked += colour_map
+            if colour_map != ("dr-colour-map" in classes):
+                wrong.append(f"{rel}: {png.name[:12]} (colour map: {colour_map})")
+    assert marked, "no figure of the book records a colour map"
+    assert not wrong, f"figures marked wrongly for dark mode: {wrong}"
+
+
+#: Figures whose meaning is a colour map (a heat map whose best cell is the brightest;
+#: a checkerboard of grey levels), and one of lines and markers only.
+COLOUR_MAP_FIGURES = {
+    "book/12_exercises/02_pca_svm.html": "fig-exercises-svm-grid",
+    "book/10_autoencoders/02_convolution_as_matrix.html": "fig-ae-checkerboard",
+}
+INK_FIGURE = ("book/07_sne_tsne/02_symmetric_and_crowding.html", "fig-tsne-volume")
+
+
+def _dark_style(context, site_url, rel, name):
+    """(filter, background colour) of a figure's image in dark mode."""
+    page = open_page(context, site_url + rel, site_url)
+    style = page.locator(f"figure#{name} img").evaluate(
+        "img => { const s = getComputedStyle(img); "
+        "return [s.filter, s.backgroundColor]; }"
+    )
+    page.close()
+    return style
+
+
+def _lightness(css_colour):
+    """Mean of the red, green and blue channels (0-255) of an rgb()/rgba() colour;
+    0 for a transparent one."""
+    channels = [float(c) for c in re.findall(r"[\d.]+", css_colour)]
+    if len(channels) == 4 and channels[3] == 0:
+        return 0.0
+    return sum(channels[:3]) / 3
+
+
+def test_dark_mode_keeps_colour_maps_and_inverts_the_rest(browser, site_url):
+    # Inverted, viridis's bright end turned dark olive and a heat map's best cell the
+    # darkest: a figure with a colour map is shown as drawn, on a light panel.
+    context = browser.new_context(viewport=LAPTOP)
+    set_theme(context, "dark")
+    for rel, name in COLOUR_MAP_FIGURES.items():
+        filter_, background = _dark_style(context, site_url, rel, name)
+        assert filter_ == "none", f"{name} is filtered in dark mode: {filter_}"
+        assert _lightness(background) > 200, f"{name} sits on {background}"
+    filter_, _ = _dark_style(context, site_url, *INK_FIGURE)
+    assert "invert" in filter_, f"{INK_FIGURE[1]} lost the dark treatment: {filter_}"
+    context.close()
+
+
+def test_a_figure_opens_enlarged_and_closes(phone, browser, site_url):
+    # On a phone a grid of panels is shrunk to the screen, its text to 4-5 px: a tap
+    # shows it at least at the size it was drawn; Escape, the close button or Enter on
+    # the focused figure work as well.
+    rel = "book/11_case_studies/02_mnist_all_methods.html"
+    page = open_page(phone, site_url + rel, site_url)
+    figure = page.locator("figure#fig-case-mnist-grid img")
+    figure.scroll_into_view_if_needed()
+    drawn = figure.evaluate("img => parseFloat(img.style.width) || img.naturalWidth")
+    assert figure.bounding_box()["width"] < 0.6 * drawn  # shrunk on the phone
+    view = page.locator("dialog.dr-figure-view")
+    figure.tap()
+    view.wait_for(state="visible", timeout=5000)
+    assert view.locator("img").bounding_box()["width"] >= drawn - 1
+    page.keyboard.press("Escape")
+    view.wait_for(state="hidden", timeout=5000)
+    figure.focus()
+    page.keyboard.press("Enter")
+    view.wait_for(state="visible", timeout=5000)
+    view.locator(".dr-figure-close").tap()
+    view.wait_for(state="hidden", timeout=5000)
+    assert figure.evaluate("img => img === document.activeElement")
+    page.close()
+    # On a laptop the same figure opens larger than the page shows it.
+    context = browser.new_context(viewport=LAPTOP)
+    page = open_page(context, site_url + rel, site_url)
+    page.locator("figure#fig-case-mnist-grid img").click()
+    enlarged = page.locator("dialog.dr-figure-view img").bounding_box()["width"]
+    assert enlarged > 1.5 * drawn, f"{enlarged:.0f} px for a figure of {drawn:.0f}"
+    context.close()
 
 
 def test_dark_mode_shows_figures_without_a_card(browser, site_url):

@@ -1,5 +1,7 @@
 """The rendered book, as a reader's browser sees it (headless Chromium, no network)."""
 
+import re
+
 import pytest
 
 from .site import HTML, local_path
@@ -69,6 +71,31 @@ def test_every_image_loaded(site):
         if r.data["broken_images"]
     }
     assert not bad, f"images that did not load: {bad}"
+
+
+# An alt text that only names the image file: myst-nb's default for a figure cell
+# without `mystnb: image: alt:` ("../../_images/3b0c….png").
+_FILE_NAME_ALT = re.compile(r"^\S*\.(png|jpe?g|gif|svg|webp)$|_images/", re.IGNORECASE)
+
+
+def _says_nothing(image: dict) -> bool:
+    """An image whose alt text is missing, empty, or its file path."""
+    alt = (image["alt"] or "").strip()
+    return not alt or bool(_FILE_NAME_ALT.search(alt)) or alt == image["src"]
+
+
+def test_every_image_says_what_it_shows(site):
+    shown = [image for r in site.values() for image in r.data["image_alts"]]
+    assert shown, "no page has an image: is the check looking at the figures?"
+    bad = {
+        rel: [f"{(i['src'] or '').rsplit('/', 1)[-1]}: alt {i['alt']!r}" for i in wrong]
+        for rel, r in site.items()
+        if (wrong := [i for i in r.data["image_alts"] if _says_nothing(i)])
+    }
+    assert not bad, (
+        "images whose alt text is missing or a file path (write what the figure shows "
+        f"in the cell's mystnb: image: alt:): {bad}"
+    )
 
 
 def test_no_internal_link_is_broken(site, site_url):

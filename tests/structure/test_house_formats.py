@@ -107,6 +107,96 @@ def test_every_figure_is_referenced_in_the_text():
     )
 
 
+# ------------------------------------------------------------------------- alt text
+
+# A screen reader reads a figure's alt text in place of the picture; without one,
+# myst-nb writes the image's file path ("../../_images/3b0c….png"). The alt text is
+# plain text (no MathJax, no MyST), says what the figure shows in a sentence or two,
+# and does not repeat the caption, which the reader hears next anyway.
+_ALT_LIMITS = (60, 450)  # characters: a placeholder below, a second caption above
+_IMAGE_FILE = re.compile(r"\.(png|jpe?g|gif|svg|webp|pdf)\b|_images/", re.IGNORECASE)
+_NOT_PLAIN = re.compile(r"\$|\\|\{\w[\w:-]*\}`")
+_FILLER_START = re.compile(
+    r"^(an? )?(image|picture|figure|graphic) (of|showing)\b", re.I
+)
+
+
+def _figure_alts(path):
+    """(name, caption, alt) of every figure cell; alt is the cell's mystnb image alt,
+    or None."""
+    found = []
+    for c in read_notebook(path)["cells"]:
+        mystnb = c.get("metadata", {}).get("mystnb", {})
+        if "figure" in mystnb:
+            alt = (mystnb.get("image") or {}).get("alt")
+            found.append(
+                (
+                    mystnb["figure"].get("name"),
+                    mystnb["figure"].get("caption") or "",
+                    alt,
+                )
+            )
+    return found
+
+
+def _alt_text_faults(alt, caption) -> list[str]:
+    """What is wrong with one figure's alt text (empty list: nothing)."""
+    if not isinstance(alt, str) or not alt.strip():
+        return ["no alt text (mystnb: image: alt:)"]
+    words = " ".join(alt.split())
+    faults = []
+    if _IMAGE_FILE.search(words):
+        faults.append("names a file")
+    if _NOT_PLAIN.search(words):
+        faults.append("TeX or MyST markup: a screen reader reads it raw")
+    if _FILLER_START.search(words):
+        faults.append('starts with "image of": say what it shows')
+    caption = " ".join(caption.split()).casefold()
+    if caption and (words.casefold() in caption or caption in words.casefold()):
+        faults.append("repeats the caption")
+    if not _ALT_LIMITS[0] <= len(words) <= _ALT_LIMITS[1]:
+        faults.append(f"{len(words)} characters, not {_ALT_LIMITS[0]}-{_ALT_LIMITS[1]}")
+    return faults
+
+
+def test_alt_text_faults_are_caught():
+    caption = "The swiss roll embedded by Isomap, coloured by the position t."
+    good = (
+        "Scatter plot of the Isomap embedding: a flat rectangle whose colour runs "
+        "from purple on the left to yellow on the right."
+    )
+    assert not _alt_text_faults(good, caption)
+    assert _alt_text_faults(None, caption)
+    assert _alt_text_faults("  ", caption)
+    assert _alt_text_faults("../../_images/3b0cc734befae372482726a4d4413.png", caption)
+    assert _alt_text_faults(caption, caption)
+    assert _alt_text_faults(good + " " + caption, caption)
+    assert _alt_text_faults("Image of " + good, caption)
+    assert _alt_text_faults(good + " The kernel is $e^{-d^2}$.", caption)
+    assert _alt_text_faults(good + " See {numref}`fig-x`.", caption)
+    assert _alt_text_faults("A scatter plot.", caption)
+
+
+@pytest.mark.parametrize("path", notebooks(), ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_figure_says_what_it_shows(path):
+    bad = {
+        name: faults
+        for name, caption, alt in _figure_alts(path)
+        if (faults := _alt_text_faults(alt, caption))
+    }
+    assert not bad, f"{path.name}: figure alt texts to write or fix: {bad}"
+
+
+def test_no_two_figures_share_an_alt_text():
+    seen: dict[str, str] = {}
+    shared = []
+    for path in notebooks():
+        for name, _, alt in _figure_alts(path):
+            if alt and (first := seen.setdefault(" ".join(alt.split()), name)) != name:
+                shared.append((first, name))
+    assert not shared, f"figures with the same alt text (copied?): {shared}"
+
+
 _FIGSIZE = re.compile(r"figsize\s*=\s*\(\s*([0-9.]+)")
 
 
@@ -257,12 +347,14 @@ def _typed_chapters(text: str) -> list[str]:
 
 
 def _visible_texts():
-    """(where, text) of every page's prose, figure captions and appendix data tables."""
+    """(where, text) of every page's prose, figure captions and alt texts, and appendix
+    data tables."""
     for page in book_pages():
         yield page.relative_to(BOOK), page_markup(page)
         if page.suffix == ".ipynb":
-            for name, caption in _figure_cells(page):
+            for name, caption, alt in _figure_alts(page):
                 yield f"{page.relative_to(BOOK)} figure {name}", caption or ""
+                yield f"{page.relative_to(BOOK)} alt text of {name}", alt or ""
     for name in ("errata", "concordance", "glossary"):
         yield (
             f"appendix data {name}",
