@@ -48,6 +48,8 @@ _LAZY = {
     "nerv": ("dr_lib.nerv", None),
     "NeRV": ("dr_lib.nerv", "NeRV"),
     "ClassNeRV": ("dr_lib.nerv", "ClassNeRV"),
+    "umap": ("dr_lib.umap", None),
+    "UMAP": ("dr_lib.umap", "UMAP"),
 }
 
 __all__ = ["__version__", *_LAZY]

@@ -58,6 +58,8 @@ __all__ = [
     "check_unused",
     "check_batch",
     "check_solver",
+    "check_umap_neighbors",
+    "check_min_dist",
 ]
 
 _NUMERIC_KINDS = "biuf"
@@ -899,9 +901,9 @@ def check_learning_rate(learning_rate):
     return check_positive(learning_rate, name="learning_rate")
 
 
-def check_init(init, n_samples, n_components):
-    """Validate a map initialisation: ``"pca"``, ``"random"`` or an array of starting
-    points.
+def check_init(init, n_samples, n_components, *, options=("pca", "random")):
+    """Validate a map initialisation: one of ``options`` (``"pca"``, ``"random"``; UMAP
+    adds ``"spectral"``) or an array of starting points.
 
     Returns
     -------
@@ -909,13 +911,13 @@ def check_init(init, n_samples, n_components):
         An array is returned as a float64 copy (the estimator owns its state).
     """
     if isinstance(init, str):
-        return check_in(init, ("pca", "random"), name="init")
+        return check_in(init, options, name="init")
     Z0 = check_array(init, name="init")
     if Z0.shape != (n_samples, n_components):
         raise ValueError(
             f"init must have shape (n_samples, n_components) = ({n_samples}, "
             f"{n_components}); got {Z0.shape}. Pass one starting point per sample, or "
-            f"init='pca'."
+            f"init={options[0]!r}."
         )
     return Z0.copy()
 
@@ -973,6 +975,46 @@ def check_map_rows(Z, n_samples, *, name="Z"):
     Z = check_array(Z, name=name)
     _check_length(Z, n_samples, name)
     return Z
+
+
+# ------------------------------------------------------------------------------ UMAP
+
+
+def check_umap_neighbors(n_neighbors, n_samples):
+    """Validate UMAP's ``n_neighbors``: an integer in ``[2, n_samples - 1]``.
+
+    UMAP counts a point among its own k neighbours (as umap-learn does), so k = 2 is one
+    neighbour besides itself, the fewest that defines a distance rho_i; and the same
+    upper bound as every neighbour graph of dr_lib (:func:`check_n_neighbors`).
+
+    Returns
+    -------
+    int
+    """
+    n_neighbors = check_integer(n_neighbors, name="n_neighbors", low=2)
+    return check_n_neighbors(n_neighbors, n_samples)
+
+
+def check_min_dist(min_dist, spread):
+    """Validate UMAP's ``min_dist`` and ``spread``: 0 <= min_dist <= spread, spread > 0.
+
+    The target curve of the map kernel is 1 up to ``min_dist`` and exp(-(d -
+    min_dist) / spread) beyond it, fitted on [0, 3 spread]; a ``min_dist`` beyond
+    ``spread`` leaves too little of the decay in that range for the fit to follow.
+
+    Returns
+    -------
+    (float, float)
+    """
+    spread = check_positive(spread, name="spread")
+    min_dist = check_positive(min_dist, name="min_dist", strict=False)
+    if min_dist > spread:
+        raise ValueError(
+            f"min_dist={min_dist:g} must not exceed spread={spread:g}: the map kernel "
+            f"is fitted to a curve that is flat up to min_dist and decays on the scale "
+            f"of spread. Pass min_dist <= {spread:g}, or a larger spread."
+        )
+    return min_dist, spread
 
 
 # ------------------------------------------------------------- autoencoders (book/10)

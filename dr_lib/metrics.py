@@ -5,8 +5,9 @@ neighbours.
 measures compare an embedding with the data it came from, and every comparison table of
 the manifold-learning chapters uses them (they are explained in book/04_isomap, section
 "Quality metrics"): trustworthiness and continuity (Venna & Kaski, 2001), the co-ranking
-matrix with Q_NX, R_NX and its area under the curve (Lee & Verleysen), and the
-leave-one-out k-nearest-neighbour accuracy in the embedding. book/08_nerv_classnerv adds
+matrix with Q_NX, R_NX and its area under the curve (Lee & Verleysen), the kNN recall
+(Q_NX at one K, for large data), and the leave-one-out k-nearest-neighbour accuracy in
+the embedding. book/08_nerv_classnerv adds
 their class-aware versions and the kNN gain (Colange et al., 2020).
 """
 
@@ -230,6 +231,36 @@ def rnx_auc(X_high, X_low):
     rnx = rnx_curve(X_high, X_low)
     weights = 1.0 / np.arange(1, len(rnx) + 1)
     return float(np.sum(rnx * weights) / np.sum(weights))
+
+
+def knn_recall(X_high, X_low, n_neighbors=15):
+    """kNN recall: the average fraction of each sample's k nearest neighbours in the
+    data that are also among its k nearest in the embedding.
+
+    recall(k) = 1 / (n k) sum_i |N_k(i) in X_high  ∩  N_k(i) in X_low|, the measure of
+    neighbour preservation of Böhm, Berens & Kobak (2022) and Kobak & Linderman (2021),
+    and the value of Q_NX at K = k (:func:`qnx_curve`), found here in O(n k) memory by
+    the exact neighbour search of ``dr_lib.graphs`` (ties broken by index). 1 means
+    every neighbourhood is kept; k / (n - 1) is expected by chance.
+
+    Parameters
+    ----------
+    X_high : array-like of shape (n_samples, n_features)
+    X_low : array-like of shape (n_samples, n_components)
+    n_neighbors : int, default=15
+        k, with 1 <= k < n_samples.
+
+    Returns
+    -------
+    float in [0, 1]
+    """
+    X_high, X_low = _pair(X_high, X_low)
+    k = check_n_neighbors(n_neighbors, len(X_high))
+    _, high = _kneighbors(X_high, k)
+    _, low = _kneighbors(X_low, k)
+    both = np.sort(np.concatenate([high, low], axis=1), axis=1)
+    shared = np.count_nonzero(both[:, 1:] == both[:, :-1])
+    return float(shared / (len(X_high) * k))
 
 
 def knn_accuracy(X_low, y, *, n_neighbors=5):

@@ -275,14 +275,23 @@ class TSNE(NeighbourEmbedding):
         Effective number of neighbours of each point; 0 < perplexity < n_samples - 1.
     early_exaggeration : float, default=12.0
         P is multiplied by this during the first ``early_exaggeration_iter`` iterations.
+    exaggeration : float, default=1.0
+        P is multiplied by this in every iteration after the early phase, as openTSNE's
+        ``exaggeration`` does: 1 is t-SNE; a sustained rho > 1 strengthens the
+        attraction and moves the map along the attraction–repulsion spectrum, towards
+        UMAP-like maps near rho = 4 and the Laplacian eigenmap of P as rho grows
+        (Böhm, Berens & Kobak 2022). With ``learning_rate="auto"`` the step of that
+        phase is N / rho. A rho larger than ``early_exaggeration`` makes the early
+        phase the weaker one (openTSNE then raises its early factor to rho).
     learning_rate : float or "auto", default="auto"
         In the convention of openTSNE, FIt-SNE and bhtsne: it multiplies the gradient
         *without* its factor 4 (scikit-learn's learning rate multiplies the full
         gradient, so its numbers are 4 times smaller for the same step). "auto" is N /
         exaggeration in each phase (Belkina et al. 2019), as in openTSNE: N / 12, then
-        N. scikit-learn's "auto", max(N / (4 early_exaggeration), 50), is one rate for
-        both phases: the same step as this one during early exaggeration (above its
-        floor), 12 times smaller after it (book/07_sne_tsne, "t-SNE in practice").
+        N / ``exaggeration``. scikit-learn's "auto", max(N / (4 early_exaggeration),
+        50), is one rate for both phases: the same step as this one during early
+        exaggeration (above its floor), 12 times smaller after it (book/07_sne_tsne,
+        "t-SNE in practice").
     max_iter : int, default=1000
         Iterations in total, early exaggeration included.
     init : {"pca", "random"} or ndarray of shape (n_samples, n_components),
@@ -322,6 +331,7 @@ class TSNE(NeighbourEmbedding):
     """
 
     early_exaggeration: float = 12.0
+    exaggeration: float = 1.0
     method: str = "barnes_hut"
     angle: float = 0.5
     dof: float = 1.0
@@ -341,9 +351,15 @@ class TSNE(NeighbourEmbedding):
             self.max_iter,
         )
         rho = check_positive(self.early_exaggeration, name="early_exaggeration")
+        sustained = check_positive(self.exaggeration, name="exaggeration")
         return [
             Phase(exaggerated, self._learning_rate(n, rho), 0.5, rho),
-            Phase(self.max_iter - exaggerated, self._learning_rate(n, 1.0), 0.8, 1.0),
+            Phase(
+                self.max_iter - exaggerated,
+                self._learning_rate(n, sustained),
+                0.8,
+                sustained,
+            ),
         ]
 
     def fit(self, X, y=None):

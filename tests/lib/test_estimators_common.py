@@ -16,6 +16,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from dr_lib import (
     PCA,
+    UMAP,
     ClassicalMDS,
     Isomap,
     KernelPCA,
@@ -33,6 +34,8 @@ ESTIMATORS = [
     Isomap(5, 2),
     LaplacianEigenmaps(5, 2),
     LocallyLinearEmbedding(5, 2),
+    UMAP(5, n_epochs=20, random_state=0),
+    UMAP(5, n_epochs=20, init="pca", random_state=0),
 ]
 
 # The checks' data are well-separated clusters: make_blobs (two groups of 15 points, or
@@ -93,10 +96,27 @@ _GRAPH_FAILURES = {
 }
 
 
+# UMAP.transform places points into the fixed map by a short optimisation of each
+# (umap-learn's definition; TSNE.transform does the same, test_tsne.py): applied to the
+# training points it lands near, not on, their fit_transform positions, which these
+# checks require to 1e-2. (umap-learn passes them by returning embedding_ when it
+# recognises the training data by a hash; dr_lib places what it is given.)
+_TRANSFORM_IS_A_PLACEMENT = (
+    "transform re-places the training points into the fixed map by optimisation; it "
+    "agrees with fit_transform to the map's resolution, not to the checks' 1e-2"
+)
+_PLACEMENT_FAILURES = [
+    "check_transformer_data_not_an_array",
+    "check_transformer_general",
+]
+
+
 def expected_failed_checks(estimator):
     """The scikit-learn checks that do not apply to ``estimator``, with the reason."""
     if getattr(estimator, "dissimilarity", None) == "precomputed":
         return dict.fromkeys(_PRECOMPUTED_FAILURES, _GRAM_NOT_DISTANCES)
+    if isinstance(estimator, UMAP):
+        return dict.fromkeys(_PLACEMENT_FAILURES, _TRANSFORM_IS_A_PLACEMENT)
     return dict.fromkeys(_GRAPH_FAILURES.get(type(estimator), []), _DISCONNECTED)
 
 

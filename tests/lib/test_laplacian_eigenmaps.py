@@ -120,6 +120,38 @@ def test_dense_and_sparse_solvers_agree():
     assert np.max(subspace_angles(U_dense, U_sparse)) < 1e-7
 
 
+def test_plain_lanczos_gives_the_factorised_solution():
+    # a graph that mixes well (a kNN graph of 20-D blobs): plain Lanczos converges
+    from sklearn.datasets import make_blobs
+
+    blobs, _ = make_blobs(600, n_features=20, centers=1, random_state=0)
+    W = LaplacianEigenmaps(8).fit(blobs).affinity_matrix_
+    values, F = generalized_bottom_eigenpairs(W, 4)
+    values_plain, F_plain = generalized_bottom_eigenpairs(W, 4, factorise=False)
+    np.testing.assert_allclose(values_plain, values, atol=1e-12)
+    assert np.max(subspace_angles(F[:, 1:], F_plain[:, 1:])) < 1e-8
+
+
+def test_plain_lanczos_that_stalls_hands_over_to_the_factorisation(monkeypatch):
+    # the torus's bottom eigenvalues crowd together: plain Lanczos may stall there
+    W = LaplacianEigenmaps(8).fit(X_LARGE).affinity_matrix_
+    values, F = generalized_bottom_eigenpairs(W, 3)
+    from dr_lib import laplacian_eigenmaps
+
+    monkeypatch.setattr(
+        laplacian_eigenmaps, "bottom_eigenpairs_plain", lambda *a, **k: None
+    )
+    values_fallback, F_fallback = generalized_bottom_eigenpairs(W, 3, factorise=False)
+    np.testing.assert_array_equal(values_fallback, values)
+    np.testing.assert_array_equal(F_fallback, F)
+
+
+def test_plain_lanczos_reports_no_convergence_as_none():
+    W = LaplacianEigenmaps(8).fit(X_LARGE).affinity_matrix_
+    L_sym = laplacian(W, kind="symmetric")
+    assert _linalg.bottom_eigenpairs_plain(L_sym, 3, 2.0, maxiter=1) is None
+
+
 def test_heat_and_binary_weights():
     graph = knn_graph(X_SMALL, 6)
     heat = heat_kernel_weights(graph, 0.7)

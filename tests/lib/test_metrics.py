@@ -133,6 +133,26 @@ def test_trustworthiness_from_the_coranking_matrix():
     assert metrics.trustworthiness(X, Y, k) == pytest.approx(expected, abs=1e-12)
 
 
+def test_knn_recall_is_qnx_at_k_and_an_overlap_counted_by_hand():
+    Z = Y + 0.3 * np.random.default_rng(6).normal(size=Y.shape)
+    qnx = metrics.qnx_curve(X, Z)
+    for k in (1, 5, 15):
+        recall = metrics.knn_recall(X, Z, k)
+        assert recall == pytest.approx(qnx[k - 1], abs=1e-12)  # the co-ranking route
+        by_hand = np.mean(  # and the definition, with sets
+            [
+                len(
+                    set(np.argsort(np.linalg.norm(X - X[i], axis=1))[1 : k + 1])
+                    & set(np.argsort(np.linalg.norm(Z - Z[i], axis=1))[1 : k + 1])
+                )
+                / k
+                for i in range(len(X))
+            ]
+        )
+        assert recall == pytest.approx(by_hand, abs=1e-12)
+    assert metrics.knn_recall(X, X, 10) == 1.0
+
+
 def test_knn_accuracy_equals_leave_one_out_sklearn():
     labels = (Y[:, 0] > 0).astype(int)
     Z = Y + 0.5 * np.random.default_rng(5).normal(size=Y.shape)
