@@ -19,6 +19,7 @@ _LAZY = {
     "metrics": ("dr_lib.metrics", None),
     "plotting": ("dr_lib.plotting", None),
     "symbolic": ("dr_lib.symbolic", None),
+    "exercises": ("dr_lib.exercises", None),
     "pca": ("dr_lib.pca", None),
     "mds": ("dr_lib.mds", None),
     "kernel_pca": ("dr_lib.kernel_pca", None),
