@@ -4,6 +4,9 @@
 #               as a PDF, strict build, site)
 # and one more for teachers:
 #   make pdf    the whole book as one PDF, _build/pdf/dr-book.pdf (needs TeX Live: README)
+#   make workbook  the notebooks without solutions, each checked exercise with an answer
+#               cell and a self-check; the teacher's notebooks, nbgrader's source and an
+#               index of every exercise (_build/workbook/)
 # and one for maintainers:
 #   make test-portability   every notebook and library test under other BLAS kernels and
 #               thread counts; reports every check that round-off could break elsewhere
@@ -37,6 +40,7 @@ NBVAL := -m pytest -p tests.check_log.plugin --nbval-lax --nbval-current-env
 export TQDM_DISABLE := 1
 
 .PHONY: setup book test lint serve bench clean distclean strip pdf site-report lock test-latest \
+	workbook \
 	test-portability
 
 setup: $(STAMP)
@@ -109,6 +113,10 @@ define print_pdf
 	$(BIN)/jupyter-book build . --builder latex $(JB_STRICT)
 	$(BIN)/python -m tests.rendered_site.print_book _build/latex $(PDF)
 endef
+
+workbook: setup
+	$(BIN)/python -m workbook.build _build/workbook
+	@echo "Students: _build/workbook/student/; teachers: _build/workbook/index.md"
 
 pdf: setup
 	$(print_pdf)
