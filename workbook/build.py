@@ -10,10 +10,11 @@ of contents and writes, under ``OUT``:
   a link to its solution in the HTML book.
 - ``teacher/``: the book's notebooks as they are, solutions included, with the answer
   and self-check cells carrying nbgrader's metadata.
-- ``nbgrader/source/<chapter>/``: nbgrader's source of one assignment per chapter: the
-  student's notebooks with the book's answers between ``### BEGIN SOLUTION`` and
-  ``### END SOLUTION``, so that ``nbgrader generate_assignment`` gives the student's
-  notebooks and ``nbgrader autograde`` scores the self-checks.
+- ``nbgrader/``: a course folder for nbgrader (its ``nbgrader_config.py``), whose
+  ``source/<chapter>/`` holds one assignment per chapter: the student's notebooks with
+  the book's answers between ``### BEGIN SOLUTION`` and ``### END SOLUTION``, so that
+  ``nbgrader generate_assignment`` gives the student's notebooks and
+  ``nbgrader autograde`` scores the self-checks.
 - ``index.md`` and ``index.csv``: every exercise, what it practises, whether it has a
   self-check, and an estimated time.
 
@@ -330,6 +331,17 @@ def _notebook(book, cells):
     return notebook
 
 
+NBGRADER_CONFIG = """\
+# nbgrader's configuration for the workbook (written by workbook/build.py). Run nbgrader
+# from this folder: `nbgrader generate_assignment 05_lle`, then, with the students'
+# notebooks in submitted/<student>/05_lle/, `nbgrader autograde 05_lle`.
+c = get_config()  # noqa: F821 (nbgrader provides it)
+c.CourseDirectory.root = "."
+# A chapter's notebooks run their derivations and fits: minutes, not seconds, per cell.
+c.Execute.timeout = 600
+"""
+
+
 def write_index(entries, out):
     """The teacher's index of every exercise, as a table (Markdown) and as CSV."""
     fields = [
@@ -382,6 +394,7 @@ def build(out, root=ROOT):
             nbformat.validate(notebook)
             nbformat.write(notebook, folder / path.name)
     write_index(entries, out)
+    (out / "nbgrader" / "nbgrader_config.py").write_text(NBGRADER_CONFIG)
     return entries
 
 

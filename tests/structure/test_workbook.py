@@ -154,3 +154,62 @@ def test_the_index_lists_every_exercise(workbook):
     lines = (out / "index.csv").read_text().strip().split("\n")
     assert len(lines) == len(entries) + 1
     assert sum(e.checked for e in entries) == len(exercises.registry)
+
+
+def test_nbgrader_generates_and_autogrades_an_assignment(workbook, tmp_path):
+    """nbgrader's own commands, on the workbook's shortest checked chapter notebook: the
+    generated notebook is the student's (answers removed), and autograding scores the
+    book's answers full marks and the untouched stubs zero."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    out, _ = workbook
+    course = tmp_path / "course"
+    shutil.copytree(out / "nbgrader", course, ignore=shutil.ignore_patterns("source"))
+    notebook = out / "nbgrader" / "source" / "05_lle" / "03_variants.ipynb"
+    (course / "source" / "lle").mkdir(parents=True)
+    shutil.copy(notebook, course / "source" / "lle")
+    bin_dir = Path(sys.executable).parent
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "PYTHONPATH": str(build.ROOT),
+        "TQDM_DISABLE": "1",
+    }
+
+    def nbgrader(*args):
+        subprocess.run(
+            [bin_dir / "nbgrader", *args],
+            cwd=course,
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+
+    nbgrader("generate_assignment", "lle", "--force")
+    released = nbformat.read(course / "release" / "lle" / notebook.name, as_version=4)
+    answers = [
+        c for c in released.cells if c.metadata.get("nbgrader", {}).get("solution")
+    ]
+    assert answers and all("NotImplementedError" in c.source for c in answers)
+    assert not any(build._BEGIN in c.source for c in released.cells)
+    for student, folder in (("stub", course / "release"), ("book", course / "source")):
+        (course / "submitted" / student / "lle").mkdir(parents=True)
+        shutil.copy(
+            folder / "lle" / notebook.name, course / "submitted" / student / "lle"
+        )
+    nbgrader("autograde", "lle", "--force")
+    nbgrader("export", "--to", str(tmp_path / "grades.csv"))
+    rows = (tmp_path / "grades.csv").read_text().strip().split("\n")
+    header = rows[0].split(",")
+    score = {
+        row.split(",")[header.index("student_id")]: float(
+            row.split(",")[header.index("score")]
+        )
+        for row in rows[1:]
+    }
+    assert score == {"stub": 0.0, "book": float(len(answers))}, score
