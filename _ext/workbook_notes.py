@@ -17,18 +17,18 @@ from dr_lib import exercises
 
 
 def _note(label, docname):
-    notebook = "_build/workbook/student/" + docname.removeprefix("book/") + ".ipynb"
     paragraph = nodes.paragraph(classes=["dr-workbook-note"])
-    if label in exercises.registry:
-        paragraph += nodes.strong(text="Self-check: ")
-        paragraph += nodes.Text("in the workbook, ")
-    else:
-        paragraph += nodes.strong(text="No self-check: ")
-        paragraph += nodes.Text("compare with the solution below; the workbook, ")
+    if label not in exercises.registry:
+        paragraph += nodes.strong(text="No self-check")
+        paragraph += nodes.Text(" in the workbook: compare with the solution.")
+        return paragraph
+    notebook = "_build/workbook/student/" + docname.removeprefix("book/") + ".ipynb"
+    paragraph += nodes.strong(text="Self-check")
+    paragraph += nodes.Text(" in the workbook: ")
     paragraph += nodes.literal(text=notebook)
     paragraph += nodes.Text(" (")
     paragraph += nodes.literal(text="make workbook")
-    paragraph += nodes.Text(").")
+    paragraph += nodes.Text(") checks your answer.")
     return paragraph
 
 
