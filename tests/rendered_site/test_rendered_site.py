@@ -171,3 +171,50 @@ def test_a_first_visit_logs_no_error_and_finds_the_icon(browser, site_url):
     assert icon and loaded == 200, (
         f"no icon the page links, or it fails: {icon} {loaded}"
     )
+
+
+def test_every_exercise_says_whether_the_workbook_checks_it(site):
+    """Each exercise box ends with the workbook line, and it says "Self-check" exactly
+    for the exercises that dr_lib.exercises checks."""
+    from html.parser import HTMLParser
+
+    from dr_lib import exercises
+
+    class Boxes(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.depth, self.box, self.found = 0, None, {}
+
+        def handle_starttag(self, tag, attrs):
+            attributes = dict(attrs)
+            classes = (attributes.get("class") or "").split()
+            if self.box is None and tag == "div" and "exercise" in classes:
+                self.box, self.depth = attributes.get("id", ""), 0
+                self.found[self.box] = None
+            if self.box is not None:
+                self.depth += tag == "div"
+                if "dr-workbook-note" in classes:
+                    self.found[self.box] = ""
+
+        def handle_endtag(self, tag):
+            if self.box is not None and tag == "div":
+                self.depth -= 1
+                self.box = None if self.depth == 0 else self.box
+
+        def handle_data(self, data):
+            if self.box is not None and self.found.get(self.box) is not None:
+                self.found[self.box] += data
+
+    notes = {}
+    for rel in site:
+        parser = Boxes()
+        parser.feed((HTML / rel).read_text(encoding="utf-8"))
+        notes |= {label: note for label, note in parser.found.items() if label}
+    assert len(notes) >= 80, f"only {len(notes)} exercise boxes found"
+    missing = sorted(label for label, note in notes.items() if note is None)
+    assert not missing, f"exercise boxes without the workbook line: {missing}"
+    says_checked = {
+        label for label, note in notes.items() if note.startswith("Self-check")
+    }
+    assert says_checked == set(exercises.registry) & set(notes)
+    assert set(exercises.registry) <= set(notes)
