@@ -151,13 +151,13 @@ def _stub(source, label):
             names = ", ".join(ast.unparse(t) for t in targets)
             out.append(f"{names} = ...  # your answer")
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            out.append(ast.get_source_segment(source, node))
+            out += [ast.get_source_segment(source, node), "", ""]
         else:
             raise ValueError(
                 f"{label}: the answer cell may hold functions, values and imports "
                 f"only; found {type(node).__name__} on line {node.lineno}"
             )
-    return "\n".join(out).strip() + "\n"
+    return re.sub(r"\n{3,}", "\n\n\n", "\n".join(out)).strip() + "\n"
 
 
 def _is_docstring(node):

@@ -14,7 +14,14 @@ data, so an answer that only reproduces the book's printed numbers does not pass
 ``registry`` lists every exercise that has a self-check, with what it practises.
 """
 
-from . import _lle  # noqa: F401  (registers the chapter's self-checks)
+from . import (  # noqa: F401  (each registers its chapter's self-checks)
+    _foundations,
+    _isomap,
+    _kernel_pca,
+    _lle,
+    _mds,
+    _pca,
+)
 from ._registry import (
     Exercise,
     NotAnswered,

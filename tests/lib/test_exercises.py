@@ -6,12 +6,20 @@ the mistakes a student makes: the source's formula where it is wrong, a sign, a
 transpose, a factor, an off-by-one. A check that no wrong answer fails is a defect.
 """
 
+import math
+from itertools import combinations, permutations
+
 import numpy as np
 import pytest
 from scipy.linalg import qr, svd
+from scipy.spatial.distance import cdist
+from scipy.special import expit
+from scipy.special import gamma as gamma_function
+from scipy.stats import norm
 
 from dr_lib import exercises, lle
-from dr_lib.graphs import kneighbors
+from dr_lib.graphs import geodesic_distances, kneighbors, knn_graph
+from dr_lib.mds import double_centering
 
 
 def _design(points, d):
@@ -96,6 +104,422 @@ WRONG = {
 }
 
 
+# --- chapters 00-04 -------------------------------------------------------------------
+
+
+def _standardise_rows(X):
+    return (X - X.mean(axis=0)) / X.std(axis=0)
+
+
+def _standardise_cols(X):
+    return (X - X.mean(axis=1, keepdims=True)) / X.std(axis=1, keepdims=True)
+
+
+def _nn_risk(posterior_scale):
+    def risk(m):
+        t = np.linspace(-12 - m, 12 + m, 20001)
+        density = 0.5 * (norm.pdf(t - m) + norm.pdf(t + m))
+        p = expit(posterior_scale * m * t)
+        return np.trapezoid(2 * p * (1 - p) * density, t)
+
+    return risk
+
+
+def _grid_points(N, D):
+    return int(np.floor(N ** (1 / D) + 1e-12))
+
+
+def _half_root(N, D):
+    return 0.5 * N ** (-1 / D)
+
+
+def _grid_samples(delta, D):
+    return math.ceil(1 / (2 * delta)) ** D
+
+
+def _ball_fraction(gamma_shift):
+    def fraction(D):
+        return np.pi ** (D / 2) / gamma_function(D / 2 + gamma_shift) / 2**D
+
+    return fraction
+
+
+def _is_topology(axioms):
+    def decide(family, space):
+        if "empty" in axioms and (frozenset() not in family or space not in family):
+            return False
+        for a, b in combinations(family, 2):
+            if "union" in axioms and a | b not in family:
+                return False
+            if "intersection" in axioms and a & b not in family:
+                return False
+        return True
+
+    return decide
+
+
+_ALL_AXIOMS = ("empty", "union", "intersection")
+
+
+def _count_topologies(axioms, up_to_relabelling=False):
+    def count(n):
+        space = frozenset(range(1, n + 1))
+        subsets = [frozenset(c) for k in range(n + 1) for c in combinations(space, k)]
+        found = [
+            frozenset(chosen)
+            for k in range(len(subsets) + 1)
+            for chosen in combinations(subsets, k)
+            if _is_topology(axioms)(frozenset(chosen), space)
+        ]
+        if not up_to_relabelling:
+            return len(found)
+        return len(
+            {
+                min(
+                    tuple(sorted(tuple(sorted(p[i - 1] for i in s)) for s in family))
+                    for p in permutations(range(1, n + 1))
+                )
+                for family in found
+            }
+        )
+
+    return count
+
+
+def _torus_metric(R, r, u, v):
+    return np.diag([(R + r * np.cos(v)) ** 2, r**2])
+
+
+def _pca_error(Xc, W):
+    return np.sum((Xc - Xc @ W @ W.T) ** 2)
+
+
+def _pca_scatter(Xc, W):
+    return (Xc @ W).T @ (Xc @ W)
+
+
+def _discarded(offset, scale=lambda Xc: 1):
+    def error(Xc, d):
+        values = np.linalg.eigvalsh(Xc.T @ Xc)[::-1]
+        return values[d + offset :].sum() / scale(Xc)
+
+    return error
+
+
+def _gram_directions(centre=True, normalise=True, descending=True):
+    def directions(X, n):
+        Xc = X - X.mean(axis=0) if centre else X
+        values, vectors = np.linalg.eigh(Xc @ Xc.T)
+        if descending:
+            values, vectors = values[::-1], vectors[:, ::-1]
+        W = Xc.T @ vectors[:, :n]
+        return (W / np.sqrt(values[:n]) if normalise else W).T
+
+    return directions
+
+
+def _factors(**changes):
+    def factors(c):
+        out = {
+            "components_": 1,
+            "explained_variance_": c**2,
+            "explained_variance_ratio_": 1,
+            "transform": c,
+        }
+        out.update({key: change(c) for key, change in changes.items()})
+        return out
+
+    return factors
+
+
+def _mds_count(centre=True, threshold=lambda values: 1e-10 * np.abs(values).max()):
+    def count(X):
+        if centre:
+            values = np.linalg.eigvalsh(double_centering(cdist(X, X, "sqeuclidean")))
+        else:
+            values = np.linalg.eigvalsh(X @ X.T)
+        return int(np.sum(np.abs(values) > threshold(values)))
+
+    return count
+
+
+def _additive(factor):
+    def constant(D2):
+        return -factor * np.linalg.eigvalsh(double_centering(D2))[0]
+
+    return constant
+
+
+def _negative_share(square=True, denominator="all"):
+    def share(D):
+        values = np.linalg.eigvalsh(double_centering(D**2 if square else D))
+        total = np.abs(values).sum() if denominator == "all" else values.max()
+        return -values[values < 0].sum() / total
+
+    return share
+
+
+def _kpca_coordinates(power):
+    def coordinates(Kc, n):
+        values, vectors = np.linalg.eigh(Kc)
+        return vectors[:, ::-1][:, :n] * values[::-1][:n] ** power
+
+    return coordinates
+
+
+def _poly2(cross):
+    def features(X):
+        return np.column_stack([X[:, 0] ** 2, X[:, 1] ** 2, cross * X[:, 0] * X[:, 1]])
+
+    return features
+
+
+def _centred_kernel(K):
+    J = np.eye(len(K)) - 1 / len(K)
+    return J @ K @ J
+
+
+def _geodesics(X, k):
+    return geodesic_distances(knn_graph(X, k))
+
+
+def _arc(alpha, beta):
+    gap = np.abs(alpha - beta) % (2 * np.pi)
+    return np.minimum(gap, 2 * np.pi - gap)
+
+
+WRONG.update(
+    {
+        "ex-found-standardise": [
+            ((lambda X: X / X.std(axis=0), _standardise_cols), "mean zero"),
+            (
+                (lambda X: (X - X.mean(0)) / X.std(axis=0, ddof=1), _standardise_cols),
+                "standard deviations",
+            ),
+            ((_standardise_rows, lambda X: _standardise_rows(X.T)), "shape"),
+            (
+                (_standardise_rows, lambda X: (X - X.mean(1, keepdims=True)) / X.std()),
+                "standard deviations",
+            ),
+        ],
+        "ex-found-sharper": [
+            ((lambda r, K: 2 * r * (1 - r),), "not a bound"),
+            ((lambda r, K: 2 * r,), "not the sharpest"),
+            ((lambda r, K: 2 * r - (K - 1) / K * r**2,), "not the sharpest"),
+        ],
+        "ex-found-tight": [
+            ((lambda m: _nn_risk(2.0)(m) / 2,), "below the Bayes risk"),
+            ((_nn_risk(1.0),), "Cover–Hart"),
+            ((lambda m: 2 * norm.cdf(-m) * norm.cdf(m),), "Monte Carlo"),
+            ((lambda m: 2 * norm.cdf(-m),), "Cover–Hart"),
+        ],
+        "ex-found-grid-budget": [
+            (
+                (lambda N, D: int(N ** (1 / D)), _half_root, _grid_samples),
+                "too small",
+            ),
+            (
+                (lambda N, D: round(N ** (1 / D)), _half_root, _grid_samples),
+                "more than N",
+            ),
+            ((_grid_points, lambda N, D: N ** (-1 / D), _grid_samples), "volume"),
+            (
+                (_grid_points, _half_root, lambda delta, D: math.ceil(1 / delta) ** D),
+                "larger than needed",
+            ),
+            (
+                (_grid_points, _half_root, lambda d, D: math.floor(1 / (2 * d)) ** D),
+                "further than δ",
+            ),
+        ],
+        "ex-found-ball-volume": [
+            ((_ball_fraction(0),), "one dimension"),
+            ((lambda D: _ball_fraction(1)(D) * 2**D / 2 ** (D - 1),), "fraction"),
+            ((lambda D: np.pi ** (D / 2) / gamma_function(D / 2 + 1),), "fraction"),
+            ((lambda D: 1.0 if D == 1 else np.pi / 4,), "V_D = (2π/D)"),
+        ],
+        "ex-found-noise": [
+            ((lambda sigma, D: sigma * np.sqrt(D),), "times the root mean square"),
+            ((lambda sigma, D: 2 * sigma * D,), "times the root mean square"),
+        ],
+        "ex-found-is-topology": [
+            ((_is_topology(("union", "intersection")),), "∅ and the whole set"),
+            ((_is_topology(("empty", "union")),), "intersections"),
+            ((_is_topology(("empty", "intersection")),), "unions"),
+            ((lambda family, space: "yes",), "True or False"),
+        ],
+        "ex-found-torus": [
+            (
+                (
+                    lambda R, r, u, v: np.diag([R + r * np.cos(v), r]),
+                    lambda R, r: 4 * np.pi**2 * R * r,
+                ),
+                "finite differences",
+            ),
+            ((_torus_metric, lambda R, r: 2 * np.pi**2 * R * r), "times the integral"),
+            (
+                (_torus_metric, lambda R, r: 4 * np.pi**2 * R * r**2),
+                "times the integral",
+            ),
+        ],
+        "ex-found-two-points": [
+            (
+                (_count_topologies(_ALL_AXIOMS, up_to_relabelling=True),),
+                "your count is 3",
+            ),
+            ((_count_topologies(("union", "intersection")),), "your count is"),
+            ((lambda n: 2 ** (2**n - 2),), "your count is 64"),
+        ],
+        "ex-pca-rotation": [
+            (
+                (lambda Xc, W: np.linalg.norm(Xc - Xc @ W @ W.T), _pca_scatter),
+                "times the sum",
+            ),
+            (
+                (lambda Xc, W: _pca_error(Xc, W) / len(Xc), _pca_scatter),
+                "times the sum",
+            ),
+            ((_pca_error, lambda Xc, W: (Xc @ W) @ (Xc @ W).T), "shape"),
+            (
+                (_pca_error, lambda Xc, W: _pca_scatter(Xc, W) / len(Xc)),
+                "not divided by N",
+            ),
+            (
+                (_pca_error, lambda Xc, W: np.diag(np.diag(_pca_scatter(Xc, W)))),
+                "scatter",
+            ),
+        ],
+        "ex-pca-discarded": [
+            ((_discarded(-1),), "which eigenvalues"),
+            ((_discarded(0, scale=len),), "which eigenvalues"),
+            (
+                (lambda Xc, d: np.linalg.eigvalsh(Xc.T @ Xc)[::-1][:d].sum(),),
+                "which eigenvalues",
+            ),
+        ],
+        "ex-pca-gram": [
+            ((_gram_directions(normalise=False),), "not one"),
+            ((_gram_directions(centre=False),), "centre"),
+            ((_gram_directions(descending=False),), "NaN"),  # zero eigenvalues
+            ((lambda X, n: _gram_directions()(X, n)[::-1],), "decreasing"),
+        ],
+        "ex-pca-ratio-invariant": [
+            ((_factors(explained_variance_=lambda c: c),), "explained_variance_"),
+            (
+                (_factors(explained_variance_ratio_=lambda c: c**2),),
+                "explained_variance_ratio_",
+            ),
+            ((_factors(transform=lambda c: 1),), "transform"),
+            ((lambda c: [1, c**2, 1, c],), "dict"),
+        ],
+        "ex-pca-storage": [
+            ((lambda N, D: math.floor(D * (N - 1) / (N + D)),), "not fewer"),
+            ((lambda N, D: math.ceil(D * N / (N + D)) - 1,), "not fewer"),
+            ((lambda N, D: math.ceil(D * (N - 1) / (N + D)) - 2,), "still saves"),
+        ],
+        "ex-pca-outlier-fix": [
+            ((lambda data: (data - data.mean(0)) / data.std(0),), "NaN"),
+            ((lambda data: data / (data.std(0) + 1e-9),), "mean zero"),
+            ((lambda data: (data - data.mean(0)) / (data.std(0) + 1),), "not one"),
+        ],
+        "ex-mds-rank": [
+            ((_mds_count(centre=False),), "your count is 5"),
+            ((_mds_count(threshold=lambda values: 1e-10),), "threshold"),
+            ((lambda X: len(X),), "your count is 20"),
+        ],
+        "ex-mds-additive": [
+            ((_additive(1),), "negative eigenvalue"),
+            ((_additive(4),), "not the smallest"),
+            ((lambda D2: -2 * np.linalg.eigvalsh(D2)[0],), "not the smallest"),
+        ],
+        "ex-mds-chord": [
+            ((lambda arc, R: 2 * R * np.sin(arc / R),), "straight-line"),
+            ((lambda arc, R: 2 * np.sin(arc / (2 * R)),), "straight-line"),
+            ((lambda arc, R: arc,), "straight-line"),
+        ],
+        "ex-mds-globe": [
+            ((_negative_share(square=False),), "squared distances"),
+            ((_negative_share(denominator="largest"),), "what do you divide by"),
+        ],
+        "ex-kpca-poly-rank": [
+            ((lambda D: ((D + 1) * (D + 2) // 2,) * 2,), "centred"),
+            ((lambda D: ((D + 1) ** 2, (D + 1) ** 2 - 1),), "monomials"),
+            ((lambda D: (D * (D + 1) // 2, D * (D + 1) // 2 - 1),), "monomials"),
+        ],
+        "ex-kpca-centred-null": [
+            ((lambda K: K - K.mean(axis=0), lambda N: np.ones(N)), "not symmetric"),
+            ((lambda K: K - K.mean(), lambda N: np.ones(N)), "centred feature"),
+            ((_centred_kernel, lambda N: np.zeros(N)), "zero vector"),
+            ((_centred_kernel, lambda N: np.eye(N)[0]), "does not map"),
+        ],
+        "ex-kpca-eigenvalue-meaning": [
+            ((_kpca_coordinates(0),), "not scaled right"),
+            ((_kpca_coordinates(1),), "not scaled right"),
+            ((lambda Kc, n: _kpca_coordinates(0.5)(Kc, n)[:, ::-1],), "decreasing"),
+        ],
+        "ex-kpca-poly-feature": [
+            ((_poly2(1.0), np.array([1.0, 1.0, 0.0]) / np.sqrt(2)), "cross term"),
+            ((_poly2(np.sqrt(2)), np.array([1.0, 1.0, 0.0])), "unit vector"),
+            (
+                (_poly2(np.sqrt(2)), np.array([1.0, -1.0, 0.0]) / np.sqrt(2)),
+                "proportional",
+            ),
+        ],
+        "ex-kpca-median": [
+            ((lambda X: 1 / np.median(cdist(X, X, "sqeuclidean")),), "times the check"),
+            (
+                (lambda X: 1 / np.median(cdist(X, X)[np.triu_indices(len(X), 1)]),),
+                "squared",
+            ),
+            (
+                (
+                    lambda X: (
+                        1
+                        / (
+                            2
+                            * np.median(
+                                cdist(X, X, "sqeuclidean")[np.triu_indices(len(X), 1)]
+                            )
+                        )
+                    ),
+                ),
+                "times",
+            ),
+        ],
+        "ex-kpca-memory": [
+            ((lambda memory, m: math.isqrt(int(memory // m)),), "float64"),
+            ((lambda memory, m: math.isqrt(int(memory // 8)),), "does not fit"),
+            ((lambda memory, m: int(np.sqrt(memory / (8 * m))) - 1,), "too small"),
+        ],
+        "ex-iso-chord": [
+            ((lambda X, k: knn_graph(X, k).toarray(),), "Euclidean"),
+            (
+                (
+                    lambda X, k: geodesic_distances(
+                        knn_graph(X, k, mode="connectivity")
+                    ),
+                ),
+                "Euclidean",
+            ),
+            ((lambda X, k: cdist(X, X),), "shortest paths"),
+        ],
+        "ex-iso-trust-bound": [
+            ((lambda N, k: k * (2 * N - 3 * k + 1) / 2,), "your worst penalty"),
+            ((lambda N, k: k * (2 * N - 3 * k - 1),), "your worst penalty"),
+            (
+                (lambda N, k: sum(range(N - k + 1, N + 1)) - k * k,),
+                "your worst penalty",
+            ),
+        ],
+        "ex-iso-circle": [
+            ((lambda a, b: np.abs(a - b), np.sqrt(2)), "half the circle"),
+            ((_arc, 1.0), "times yours"),
+            ((lambda a, b: 2 * np.sin(_arc(a, b) / 2), np.sqrt(2)), "do not match"),
+        ],
+    }
+)
+
+
 def test_every_self_check_meets_wrong_answers():
     assert set(WRONG) == set(exercises.registry), (
         "each self-check needs wrong answers here, and each entry here a self-check"
@@ -119,13 +543,20 @@ def _stub(*args):
 
 
 @pytest.mark.parametrize("label", sorted(exercises.registry))
-@pytest.mark.parametrize("stub", [_stub, ...], ids=["raises", "ellipsis"])
-def test_a_stub_is_not_answered_yet(label, stub, monkeypatch):
+def test_a_stub_is_not_answered_yet(label, monkeypatch):
+    """Every answer still ``...`` (the workbook's value stubs; tests/structure runs the
+    workbook's own stubs, functions included, through every check)."""
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
     entry = exercises.registry[label]
-    verdict = exercises.check(label, *[stub] * len(entry.answers))
+    verdict = exercises.check(label, *[...] * len(entry.answers))
     assert verdict.status == "not answered" and not verdict
     assert "not" in verdict.message
+
+
+def test_a_function_that_raises_not_implemented_is_not_answered_yet(monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    verdict = exercises.check("ex-lle-two-neighbours", _stub)
+    assert verdict.status == "not answered"
 
 
 def test_under_the_autograder_a_stub_scores_zero(monkeypatch):
