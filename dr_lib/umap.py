@@ -400,7 +400,7 @@ def optimize_layout(
     sampled when floor(n p) > floor((n - 1) p), p = v_ij / max v (so floor(N p) times
     in all); a sample moves y_i and y_j towards each other along -grad (-log w_ij) and
     then y_i away from ``negative_sample_rate`` random points m along
-    -grad (-log(1 - w_im)), each coordinate of each step clipped to [-4, 4], at the
+    -grad (-log(1 - w_im)), each coordinate of each gradient clipped to [-4, 4], at the
     rate learning_rate (1 - (n - 1) / N). See ``dr_lib._umap_sgd``.
 
     Parameters
