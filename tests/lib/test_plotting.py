@@ -2,6 +2,8 @@
 bad input."""
 
 import io
+import re
+from pathlib import Path
 
 import matplotlib
 
@@ -15,6 +17,13 @@ from matplotlib.colors import to_hex  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from dr_lib import plotting  # noqa: E402
+
+from .colour_distance import (  # noqa: E402
+    apply_css_filter,
+    ciede2000,
+    closest_pair,
+    hex_to_rgb,
+)
 
 rng = np.random.default_rng(0)
 Y = rng.normal(size=(60, 2))
@@ -943,3 +952,60 @@ def test_heatmap_rejects_bad_input(change, pattern):
     arguments.update(change)
     with pytest.raises(ValueError, match=pattern):
         plotting.heatmap(**arguments)
+
+
+# ------------------------------------------------------------- colours in dark mode
+
+HOUSE_CSS = Path(__file__).resolve().parents[2] / "_static" / "house.css"
+
+
+def _dark_mode_filter():
+    """The CSS filter through which a dark page shows a figure (house.css)."""
+    rule = re.search(
+        r'html\[data-theme="dark"\][^{]*cell_output[^{]*img \{[^}]*filter: ([^;]+);',
+        HOUSE_CSS.read_text(encoding="utf-8"),
+    )
+    return rule.group(1)
+
+
+def test_colour_difference_matches_published_pairs():
+    # Sharma, Wu & Dalal (2005), table 1: pairs 1, 7 and 17 with their ΔE00.
+    pairs = [
+        ((50, 2.6772, -79.7751), (50, 0, -82.7485), 2.0425),
+        ((50, 0, 0), (50, -1, 2), 2.3669),
+        ((50, 2.5, 0), (73, 25, -18), 27.1492),
+    ]
+    for lab1, lab2, expected in pairs:
+        assert ciede2000(lab1, lab2) == pytest.approx(expected, abs=1e-4)
+
+
+def test_css_filter_model_matches_chromium():
+    # Pixels Chromium 156 painted for the old dark-mode filter, invert(0.92)
+    # hue-rotate(180deg) saturate(1.5) brightness(1.2): orange, vermillion, black.
+    old = "invert(0.92) hue-rotate(180deg) saturate(1.5) brightness(1.2)"
+    painted = {
+        "#E69F00": (218, 110, 0),
+        "#D55E00": (255, 140, 0),
+        "#000000": (255,) * 3,
+    }
+    for colour, pixel in painted.items():
+        shown = apply_css_filter(hex_to_rgb(colour), old)
+        np.testing.assert_allclose(shown * 255, pixel, atol=0.5)
+
+
+def test_category_colours_stay_apart_in_dark_mode():
+    # Dark mode shows every figure through house.css's filter; no two categories may
+    # come closer than the closest two on a light page (the old filter turned digit 0's
+    # orange and digit 4's vermillion into two oranges, ΔE00 10 where light mode's
+    # closest pair is 20.6 apart).
+    light = [hex_to_rgb(c) for c in plotting.CATEGORY_COLOURS]
+    dark = [apply_css_filter(c, _dark_mode_filter()) for c in light]
+    light_gap, *_ = closest_pair(light)
+    dark_gap, i, j = closest_pair(dark)
+    names = plotting.CATEGORY_COLOURS[i], plotting.CATEGORY_COLOURS[j]
+    assert dark_gap >= light_gap, (
+        f"in dark mode {names} are ΔE00 {dark_gap:.1f} apart, closer than any two "
+        f"categories on a light page ({light_gap:.1f})"
+    )
+    # and the ink stays light: black text and lines become (near) white
+    assert apply_css_filter(np.zeros(3), _dark_mode_filter()).min() > 0.9
