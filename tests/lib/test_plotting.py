@@ -1009,3 +1009,68 @@ def test_category_colours_stay_apart_in_dark_mode():
     )
     # and the ink stays light: black text and lines become (near) white
     assert apply_css_filter(np.zeros(3), _dark_mode_filter()).min() > 0.9
+
+
+# ------------------------------------------------------------------ readable ticks
+
+
+def _log_curves(low, high):
+    x = np.geomspace(low, high, 50)
+    return plotting.curves(
+        x, {"a": x, "b": 2 * x}, xlabel="x", ylabel="y", logx=True, logy=True
+    ).figure
+
+
+#: Log axes over ranges of 0.3 to 9 decades; the first is the perplexity–σ figure of
+#: book/07_sne_tsne (σ from 2 to 60), whose x labels ran into each other.
+LOG_RANGES = [(2, 60), (0.5, 3), (1, 30), (3, 300), (1e-6, 0.1), (1, 1e9), (40, 900)]
+
+
+@pytest.mark.parametrize("low, high", LOG_RANGES)
+def test_log_axes_show_no_overlapping_tick_labels(low, high):
+    fig = _log_curves(low, high)
+    plotting.figure_png(fig)
+    assert not plotting.overlapping_tick_labels(fig)
+    # every power of ten in view keeps its label, and at least two labels are left
+    labels = [t for t in fig.axes[0].xaxis.get_ticklabels(which="both") if t.get_text()]
+    assert len(labels) >= 2
+
+
+@pytest.mark.parametrize("kind", list(HOUSE_FIGURES))
+def test_house_figures_show_no_overlapping_tick_labels(kind):
+    fig = HOUSE_FIGURES[kind]()
+    plotting.figure_png(fig)
+    assert not plotting.overlapping_tick_labels(fig)
+
+
+def test_long_linear_tick_labels_are_thinned():
+    ax = plotting.curves(
+        np.linspace(1e6, 1.2e6, 5), {"a": np.arange(5.0)}, xlabel="x", ylabel="y"
+    )
+    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(nbins=20))
+    ax.xaxis.set_major_formatter("{x:,.0f} samples")
+    assert plotting.overlapping_tick_labels(ax.figure)
+    plotting.figure_png(ax.figure)
+    assert not plotting.overlapping_tick_labels(ax.figure)
+
+
+def test_overlap_is_detected():
+    # the check itself: the perplexity–σ axis as matplotlib labels it
+    fig = _log_curves(2, 60)
+    assert plotting.overlapping_tick_labels(fig)
+
+
+def test_a_grid_of_many_maps_fits_a_laptop_screen():
+    # the 13 maps of book/11_case_studies, three a row, made a figure of 994 px
+    fig = plotting.embedding_grid(
+        {f"method {k}": (Y, 0.5) for k in range(13)}, np.arange(60) % 10
+    )
+    png, _ = plotting.figure_png(fig)
+    height = int.from_bytes(png[20:24], "big") / plotting.PIXEL_DENSITY
+    assert height <= plotting.MAX_FIGURE_HEIGHT * plotting.HOUSE_STYLE["figure.dpi"]
+    assert fig.axes[0].get_subplotspec().get_gridspec().ncols == 4
+    # a grid that fits keeps three a row, and an explicit choice is kept
+    few = plotting.embedding_grid({str(k): Y for k in range(5)}, classes)
+    assert few.axes[0].get_subplotspec().get_gridspec().ncols == 3
+    two = plotting.embedding_grid({str(k): Y for k in range(13)}, classes, ncols=2)
+    assert two.axes[0].get_subplotspec().get_gridspec().ncols == 2

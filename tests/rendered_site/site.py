@@ -114,11 +114,13 @@ async () => {
         && img.getBoundingClientRect().width < drawnWidth(img) - 1)
       .map(img => figureName(img)
         + ` (${drawnWidth(img)} px shown at ${Math.round(img.getBoundingClientRect().width)})`),
-    // Every figure: its name, the width it was drawn at and its pixels.
+    // Every figure: its name, the width it was drawn at, its pixels and its height
+    // on the page.
     figure_images: Array.from(document.querySelectorAll('.cell_output img'))
       .filter(img => img.naturalWidth > 0)
       .map(img => ({name: figureName(img), drawn: drawnWidth(img),
-                    pixels: img.naturalWidth})),
+                    pixels: img.naturalWidth,
+                    height: Math.round(img.getBoundingClientRect().height)})),
     // Figures drawn on an opaque background: the top-left pixel of a house figure is clear.
     opaque_figures: Array.from(document.querySelectorAll('.cell_output img'))
       .filter(img => img.naturalWidth > 0 && /\.png$/i.test(img.src))

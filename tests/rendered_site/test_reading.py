@@ -285,6 +285,17 @@ def test_figures_are_shown_at_full_size(site):
     )
 
 
+def test_every_figure_fits_a_laptop_screen(site):
+    # A figure taller than the screen is never seen whole: the 13 MNIST maps in rows
+    # of three were 994 px tall (dr_lib.plotting.MAX_FIGURE_HEIGHT).
+    tall = {
+        rel: [f"{f['name']} ({f['height']} px)" for f in figures]
+        for rel, r in site.items()
+        if (figures := [f for f in r.data["figure_images"] if f["height"] > 800])
+    }
+    assert not tall, f"figures taller than a 1280 x 800 laptop screen: {tall}"
+
+
 def test_figures_have_twice_the_pixels_they_are_shown_at(site):
     # Sharp on a high-density screen (and in print): dr_lib.plotting.figure_png.
     from dr_lib.plotting import PIXEL_DENSITY
