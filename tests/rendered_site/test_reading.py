@@ -474,3 +474,59 @@ def test_folded_checks_open_on_click(site, browser, site_url):
     summary.click()
     assert body.is_visible()
     context.close()
+
+
+# ------------------------------------------------------------ equations that scroll
+
+#: A page whose theorem boxes (tinted, unlike the page) hold display equations.
+BOXED_EQUATIONS = "book/00_foundations/04_manifolds.html"
+
+_SHADED = r"""() => Array.from(
+  document.querySelectorAll('.bd-content div.math mjx-container[display="true"]'))
+  .map(eq => ({
+    scrolls: eq.scrollWidth > eq.clientWidth + 1,
+    shaded: getComputedStyle(eq).backgroundImage !== 'none',
+    boxed: Boolean(eq.closest('.admonition')),
+  }))"""
+
+
+def _pixel(page, x, y):
+    """The colour (r, g, b) shown at (x, y) of the viewport."""
+    import io
+
+    from PIL import Image
+
+    shot = page.screenshot(clip={"x": x, "y": y, "width": 1, "height": 1})
+    return Image.open(io.BytesIO(shot)).convert("RGB").getpixel((0, 0))
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_only_equations_that_scroll_are_shaded(browser, site_url, theme):
+    # The shadows that say "this scrolls" were painted on every display equation, with
+    # covers in the page's colour: bands inside tinted boxes (16 equations).
+    context = browser.new_context(viewport=LAPTOP)
+    set_theme(context, theme)
+    page = open_page(context, site_url + BOXED_EQUATIONS, site_url)
+    page.wait_for_timeout(300)  # house.js marks the equations after MathJax
+    equations = page.evaluate(_SHADED)
+    assert any(e["boxed"] for e in equations)
+    wrong = [e for e in equations if e["shaded"] != e["scrolls"]]
+    assert not wrong, f"{theme}: equations shaded although they fit, or not: {wrong}"
+    # Narrowed until it scrolls, a boxed equation is shaded, and the cover at its
+    # left end (nothing hidden there yet) has the colour of the box around it.
+    box = page.locator(".admonition:has(mjx-container[display='true'])").first
+    equation = box.locator("mjx-container[display='true']").first
+    equation.evaluate("eq => { eq.style.width = '80px'; }")
+    page.wait_for_function(
+        "eq => eq.classList.contains('dr-scrolls')", arg=equation.element_handle()
+    )
+    cover = equation.evaluate(
+        "eq => getComputedStyle(eq).getPropertyValue('--dr-cover')"
+    )
+    eq_box, box_box = equation.bounding_box(), box.bounding_box()
+    beside = _pixel(page, box_box["x"] + box_box["width"] - 4, eq_box["y"] + eq_box["height"] / 2)
+    expected = [float(c) for c in re.findall(r"[\d.]+", cover)][:3]
+    assert max(abs(a - b) for a, b in zip(beside, expected)) <= 2, (
+        f"{theme}: the cover of a scrolling equation is {cover}, the box shows {beside}"
+    )
+    context.close()
