@@ -549,13 +549,14 @@ def test_only_equations_that_scroll_are_shaded(browser, site_url, theme):
     # left end (nothing hidden there yet) has the colour of the box around it.
     box = page.locator(".admonition:has(mjx-container[display='true'])").first
     equation = box.locator("mjx-container[display='true']").first
-    equation.evaluate("eq => { eq.style.width = '80px'; }")
+    equation.evaluate("eq => { eq.style.maxWidth = '80px'; }")
     page.wait_for_function(
         "eq => eq.classList.contains('dr-scrolls')", arg=equation.element_handle()
     )
     cover = equation.evaluate(
         "eq => getComputedStyle(eq).getPropertyValue('--dr-cover')"
     )
+    equation.scroll_into_view_if_needed()
     eq_box, box_box = equation.bounding_box(), box.bounding_box()
     beside = _pixel(
         page, box_box["x"] + box_box["width"] - 4, eq_box["y"] + eq_box["height"] / 2
