@@ -256,6 +256,10 @@ LONG_TABLE_ROWS = 30
 LONG_TABLE_CHARACTERS = 1500
 #: Widest column, in characters: longer cells wrap.
 WIDEST_COLUMN = 60
+#: Characters a line of the text block holds (455 pt of 10-pt type, about 5 pt each).
+LINE_CHARACTERS = 90
+#: The padding of a cell (two \tabcolsep of 6 pt), in characters.
+CELL_PADDING = 3
 
 
 #: TeX commands that print as an operator with space around it, like "=" and "+".
@@ -307,6 +311,31 @@ def _columns(group: nodes.tgroup) -> list[list[tuple[int, int]]]:
     return columns
 
 
+def _column_widths(columns: list[list[tuple[int, int]]]) -> list[int]:
+    """Widths of a table's columns, in characters with their padding, summing to at most
+    :data:`LINE_CHARACTERS` when the table can fit the line.
+
+    A column wants room between its typical cell (three in four are shorter) and its
+    longest, which wraps; it needs at least its longest word, which would otherwise run
+    into the next column. Each column gets what it needs, then a share of what is left
+    in proportion to what it wants beyond that (widths given as proportions of the line
+    once squeezed the short columns of a wide table below their words).
+    """
+    needs, wants = [], []
+    for column in columns:
+        widths = sorted(width for width, _ in column if width) or [1]
+        typical = widths[(3 * len(widths)) // 4]
+        longest = min(widths[-1], WIDEST_COLUMN)
+        word = max((word for _, word in column), default=0)
+        needs.append(max(3, word) + CELL_PADDING)
+        wants.append(max(3, word, (typical + longest) // 2) + CELL_PADDING)
+    spare = LINE_CHARACTERS - sum(needs)
+    extra = sum(w - n for w, n in zip(wants, needs))
+    if spare <= 0 or extra <= spare:
+        return needs if spare <= 0 else wants
+    return [n + (w - n) * spare // extra for n, w in zip(needs, wants)]
+
+
 class _LongTables(SphinxPostTransform):
     """Let long tables break across pages,
     with columns as wide as their content needs."""
@@ -330,15 +359,8 @@ class _LongTables(SphinxPostTransform):
             if "colwidths-given" in table["classes"]:
                 continue
             colspecs = [c for c in groups[0].children if isinstance(c, nodes.colspec)]
-            for colspec, column in zip(colspecs, columns, strict=True):
-                # Between the typical cell (three in four are shorter) and the longest,
-                # which wraps; never narrower than the column's longest word, which
-                # would be broken mid-word.
-                widths = sorted(width for width, _ in column if width) or [1]
-                typical = widths[(3 * len(widths)) // 4]
-                longest = min(widths[-1], WIDEST_COLUMN)
-                word = max((word for _, word in column), default=0)
-                colspec["colwidth"] = max(3, word, (typical + longest) // 2)
+            for colspec, width in zip(colspecs, _column_widths(columns), strict=True):
+                colspec["colwidth"] = width
             table["classes"].append("colwidths-given")
 
 

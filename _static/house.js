@@ -36,6 +36,13 @@
  *    drawn, so on a phone its text is back to 9 points and the reader pans across it.
  *    Escape, the close button or a click anywhere closes it, and the focus returns to
  *    the figure.
+ *
+ * 7. Display equations that scroll. An equation wider than its column scrolls
+ *    sideways; house.css shades its cut edge. The shading is painted only on an
+ *    equation that does scroll (class dr-scrolls, kept up to date as the column's
+ *    width changes or a fold opens), and its covers take the colour actually behind
+ *    the equation (--dr-cover: the backgrounds of its boxes, composited over the
+ *    page's): covers in the page's colour painted bands inside coloured boxes.
  */
 (() => {
   "use strict";
@@ -191,6 +198,49 @@
   } else {
     offerToEnlarge();
   }
+
+  // ------------------------------------------------------- 7. equations that scroll
+  const rgba = (css) => {
+    const parts = (css.match(/[\d.]+/g) || []).map(Number);
+    return parts.length < 3 ? [0, 0, 0, 0] : [...parts.slice(0, 3), parts[3] ?? 1];
+  };
+  const colourBehind = (element) => {
+    const layers = [];
+    for (let el = element; el; el = el.parentElement) {
+      const layer = rgba(getComputedStyle(el).backgroundColor);
+      if (layer[3] > 0) layers.push(layer);
+      if (layer[3] >= 1) break;
+    }
+    let colour = [255, 255, 255]; // the canvas, should no element be opaque
+    layers.reverse().forEach(([r, g, b, a]) => {
+      colour = [r, g, b].map((c, i) => c * a + colour[i] * (1 - a));
+    });
+    return `rgb(${colour.map(Math.round).join(", ")})`;
+  };
+  const markScrolling = (equation) => {
+    const scrolls = equation.scrollWidth > equation.clientWidth + 1;
+    equation.classList.toggle("dr-scrolls", scrolls);
+    if (scrolls) {
+      equation.style.setProperty("--dr-cover", colourBehind(equation.parentElement));
+    }
+  };
+  const displayEquations = () =>
+    document.querySelectorAll('.bd-content div.math mjx-container[display="true"]');
+  const watchEquations = () => {
+    const sizes = new ResizeObserver((entries) =>
+      entries.forEach((entry) => markScrolling(entry.target)),
+    );
+    displayEquations().forEach((equation) => sizes.observe(equation));
+    // light <-> dark changes the colours behind, not the sizes
+    new MutationObserver(() => displayEquations().forEach(markScrolling)).observe(
+      document.documentElement,
+      { attributes: true, attributeFilter: ["data-theme"] },
+    );
+  };
+  window.addEventListener("load", () => {
+    const typeset = window.MathJax && MathJax.startup && MathJax.startup.promise;
+    (typeset || Promise.resolve()).then(watchEquations);
+  });
 
   // ------------------------------------------------------------------- 3. printing
   let closedForPrint = [];

@@ -770,6 +770,48 @@ def check_perplexity(perplexity, n_samples):
     return perplexity
 
 
+def check_perplexity_reachable(sq_distances, perplexity, *, diagonal_is_self, tol):
+    """Validate that every row of squared distances can reach ``perplexity``.
+
+    A row's perplexity falls from the number of its candidates (beta = 0, all equally
+    likely) towards the number m of candidates tied at its smallest distance (beta ->
+    infinity, all mass on them), never below m (book/07_sne_tsne). A target below m
+    (within the bisection's tolerance ``tol`` on the entropy, in nats) has no
+    precision; a row of equal distances reaches only its number of candidates.
+
+    Parameters
+    ----------
+    sq_distances : ndarray of shape (n_rows, n_candidates)
+        Finite squared distances (checked by :func:`check_array`).
+    perplexity : float
+        Already checked by :func:`check_perplexity`.
+    diagonal_is_self : bool
+        Whether entry (i, i) is the point itself, which is not a candidate.
+    tol : float
+    """
+    rows = np.array(sq_distances, dtype=np.float64)
+    if diagonal_is_self:
+        np.fill_diagonal(rows, np.inf)
+    tied = np.sum(rows == rows.min(axis=1, keepdims=True), axis=1)
+    stuck = np.flatnonzero(np.log(perplexity) < np.log(tied) - tol)
+    if stuck.size:
+        i = int(stuck[0])
+        candidates = rows.shape[1] - (1 if diagonal_is_self else 0)
+        reachable = (
+            f"all its {candidates} candidates are at the same distance, so its "
+            f"perplexity is {candidates} whatever its precision"
+            if tied[i] == candidates
+            else f"its {tied[i]} nearest candidates are tied at the same distance, so "
+            f"its perplexity can only lie between {tied[i]} and {candidates}"
+        )
+        raise ValueError(
+            f"perplexity={perplexity:g} cannot be reached in row {i} (and "
+            f"{stuck.size - 1} other rows): {reachable}. Pass perplexity >= "
+            f"{tied[i]}, or remove the duplicate points (equal distances come from "
+            f"repeated rows of X)."
+        )
+
+
 def check_dof(dof):
     """Validate the degrees of freedom alpha of the t-SNE kernel: > 0, or ``np.inf``.
 

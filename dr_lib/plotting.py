@@ -36,7 +36,12 @@ import textwrap
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.ticker import MaxNLocator, NullFormatter
+from matplotlib.ticker import (
+    FuncFormatter,
+    LogFormatterSciNotation,
+    MaxNLocator,
+    NullFormatter,
+)
 
 # A slider over precomputed embeddings, for the HTML book (see dr_lib._explorer).
 from dr_lib._explorer import parameter_explorer  # noqa: F401
@@ -63,6 +68,8 @@ __all__ = [
     "COLOUR_MAP_KEY",
     "use_house_style",
     "uses_colour_map",
+    "overlapping_tick_labels",
+    "readable_ticks",
     "figure_png",
     "subplots",
     "scatter_3d",
@@ -197,13 +204,139 @@ def uses_colour_map(fig):
     return bool(fig.findobj(_maps_values))
 
 
+def _tick_label_boxes(axis):
+    """(text, window extent) of every tick label ``axis`` draws."""
+    return [
+        (label.get_text(), label.get_window_extent())
+        for label in axis.get_ticklabels(which="both")
+        if label.get_visible() and label.get_text()
+    ]
+
+
+#: Least space between two tick labels, in points: closer, they read as one number.
+TICK_LABEL_GAP = 3
+
+
+def _axis_overlaps(axis):
+    """Pairs of tick label texts of ``axis`` closer than :data:`TICK_LABEL_GAP` (the
+    figure must have been drawn)."""
+    half_gap = TICK_LABEL_GAP / 2 * axis.figure.dpi / 72  # pixels
+    boxes = [(text, box.padded(half_gap)) for text, box in _tick_label_boxes(axis)]
+    return [
+        (a, b)
+        for i, (a, box_a) in enumerate(boxes)
+        for b, box_b in boxes[i + 1 :]
+        if box_a.overlaps(box_b)
+    ]
+
+
+def _plain_axes(fig):
+    """The 2-D axes of ``fig`` (3-D axes place their tick labels in perspective)."""
+    return [ax for ax in fig.axes if ax.name != "3d"]
+
+
+def overlapping_tick_labels(fig):
+    """Tick labels of ``fig`` that overlap a neighbour, as pairs of their texts.
+
+    Parameters
+    ----------
+    fig : matplotlib Figure
+
+    Returns
+    -------
+    list of (str, str)
+    """
+    fig.draw_without_rendering()
+    return [
+        pair
+        for ax in _plain_axes(fig)
+        for axis in (ax.xaxis, ax.yaxis)
+        for pair in _axis_overlaps(axis)
+    ]
+
+
+#: Labelled minor ticks of a log axis, by their mantissa, densest first: a crowded axis
+#: takes the first set whose labels do not overlap.
+LOG_MINOR_LABELS = ((2, 3, 4, 5, 6, 8), (2, 5), (3,), ())
+
+#: A log axis within these limits labels its ticks as plain numbers (0.01, 20, 300),
+#: narrower than powers of ten (2×10¹).
+PLAIN_LOG_RANGE = (1e-3, 1e4)
+
+#: rcParams (after "xtick."/"ytick.") that place a tick label away from its axis.
+TICK_KEYS = ("major.pad", "major.size", "minor.size")
+
+
+def _log_label(value, _position, *, mantissas, plain):
+    """The label of a tick at ``value`` on a log axis: every power of ten, and the
+    minor ticks whose mantissa is in ``mantissas``."""
+    exponent = math.floor(math.log10(value) + 1e-9)
+    mantissa = round(value / 10**exponent)
+    if mantissa != 1 and mantissa not in mantissas:
+        return ""
+    return f"{value:g}" if plain else LogFormatterSciNotation()(value)
+
+
+def _thin_log_labels(axis):
+    """Label fewer minor ticks of a log ``axis`` until no two labels overlap; the
+    labels of minor ticks line up with those of the powers of ten."""
+    low, high = sorted(axis.get_view_interval())
+    plain = PLAIN_LOG_RANGE[0] <= low and high <= PLAIN_LOG_RANGE[1]
+    tick = {key: mpl.rcParams[f"{axis.axis_name}tick.{key}"] for key in TICK_KEYS}
+    axis.set_tick_params(
+        which="minor", pad=tick["major.pad"] + tick["major.size"] - tick["minor.size"]
+    )
+    for mantissas in LOG_MINOR_LABELS:
+        formatter = FuncFormatter(
+            functools.partial(_log_label, mantissas=mantissas, plain=plain)
+        )
+        axis.set_major_formatter(formatter)
+        axis.set_minor_formatter(formatter)
+        axis.figure.draw_without_rendering()
+        if not _axis_overlaps(axis):
+            return
+
+
+def _thin_linear_labels(axis):
+    """Fewer ticks on a linear ``axis`` until no two labels overlap."""
+    for nbins in (6, 4, 3, 2):
+        axis.set_major_locator(MaxNLocator(nbins=nbins))
+        axis.figure.draw_without_rendering()
+        if not _axis_overlaps(axis):
+            return
+
+
+def readable_ticks(fig):
+    """Thin the tick labels of every axis of ``fig`` whose labels overlap.
+
+    A log axis labels fewer of its minor ticks (:data:`LOG_MINOR_LABELS`), as plain
+    numbers where they are short (:data:`PLAIN_LOG_RANGE`); a linear axis takes fewer
+    ticks. Axes whose labels do not overlap are left as drawn. :func:`figure_png` calls
+    it on every figure a notebook shows.
+
+    Parameters
+    ----------
+    fig : matplotlib Figure
+    """
+    fig.draw_without_rendering()
+    for ax in _plain_axes(fig):
+        for axis in (ax.xaxis, ax.yaxis):
+            if not _axis_overlaps(axis):
+                continue
+            if axis.get_scale() == "log":
+                _thin_log_labels(axis)
+            elif axis.get_scale() == "linear":
+                _thin_linear_labels(axis)
+
+
 def figure_png(fig):
     """The PNG a page shows for ``fig``, and the size it takes on the page.
 
     Saved as Jupyter's inline backend saves a figure (tight bounding box, the figure's
     own background), at :data:`PIXEL_DENSITY` times its resolution; the width on the
     page stays that of the figure at its own resolution. A text chunk
-    (:data:`COLOUR_MAP_KEY`) records :func:`uses_colour_map`.
+    (:data:`COLOUR_MAP_KEY`) records :func:`uses_colour_map`. Tick labels that would
+    overlap are thinned first (:func:`readable_ticks`).
 
     Parameters
     ----------
@@ -218,6 +351,7 @@ def figure_png(fig):
     """
     if not fig.axes and not fig.lines:
         return None, {}
+    readable_ticks(fig)
     buffer = io.BytesIO()
     fig.savefig(
         buffer,
@@ -608,8 +742,30 @@ def _wrap_keeping_maths(text, columns):
     return "\n".join(lines)
 
 
+#: Tallest figure, in inches: at the house 110 dpi, 770 CSS pixels, which a laptop
+#: screen of 1280 x 800 shows whole (tests/rendered_site measures every figure).
+MAX_FIGURE_HEIGHT = 7.0
+
+
+def _grid_columns(n_panels, key_room):
+    """Three panels a row, or more where three would make the grid taller than
+    :data:`MAX_FIGURE_HEIGHT`."""
+    for ncols in range(3, n_panels + 1):
+        nrows = math.ceil(n_panels / ncols)
+        height = _panel_figsize(nrows, ncols, 1.0, COLUMN_WIDTH - key_room)[1]
+        if height + GRID_TITLE_ROOM <= MAX_FIGURE_HEIGHT:
+            return ncols
+    return max(n_panels, 1)
+
+
+#: Height added to a grid's panels for its titles, in inches.
+GRID_TITLE_ROOM = 0.25
+
+
 @_house_style
-def embedding_grid(panels, labels=None, *, ncols=3, suptitle=None, legend_title=None):
+def embedding_grid(
+    panels, labels=None, *, ncols=None, suptitle=None, legend_title=None
+):
     """A grid of 2-D embeddings of the same data, each titled with its method and time.
 
     The grid fills the text column (:data:`COLUMN_WIDTH`); the panels carry no ticks,
@@ -625,7 +781,9 @@ def embedding_grid(panels, labels=None, *, ncols=3, suptitle=None, legend_title=
         shape (n_samples, 2).
     labels : array-like of shape (n_samples,), optional
         Shared by all panels; one legend or colour bar is drawn for the whole figure.
-    ncols : int, default=3
+    ncols : int, optional
+        Panels a row. By default three, or more where three rows of many panels would
+        make the figure taller than a laptop screen (:data:`MAX_FIGURE_HEIGHT`).
     suptitle : str, optional
     legend_title : str, optional
         Title of the shared legend, or label of the shared colour bar.
@@ -638,14 +796,17 @@ def embedding_grid(panels, labels=None, *, ncols=3, suptitle=None, legend_title=
         raise ValueError(
             "panels must be a non-empty dict name -> Y or name -> (Y, seconds)."
         )
+    key_room = 0.0 if labels is None else 0.9  # inches kept for the legend / colour bar
+    if ncols is None:
+        ncols = _grid_columns(len(panels), key_room)
     ncols = min(check_integer(ncols, name="ncols"), len(panels))
     nrows = math.ceil(len(panels) / ncols)
-    key_room = 0.0 if labels is None else 0.9  # inches kept for the legend / colour bar
     width = COLUMN_WIDTH - key_room
+    height = _panel_figsize(nrows, ncols, 1.0, width)[1] + GRID_TITLE_ROOM
     fig, axes = plt.subplots(
         nrows,
         ncols,
-        figsize=(COLUMN_WIDTH, _panel_figsize(nrows, ncols, 1.0, width)[1] + 0.25),
+        figsize=(COLUMN_WIDTH, height),
         squeeze=False,
     )
     key = None

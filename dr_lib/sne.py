@@ -31,6 +31,7 @@ from dr_lib._validation import (
     check_in,
     check_integer,
     check_perplexity,
+    check_perplexity_reachable,
     check_positive,
     check_probability_matrix,
 )
@@ -209,7 +210,9 @@ def calibrate_precisions(
     sq_distances : array-like of shape (n_rows, n_candidates)
         Squared distances from point i to its candidate neighbours.
     perplexity : float
-        Target perplexity, 0 < perplexity < number of candidates.
+        Target perplexity, 0 < perplexity < number of candidates, and at least the
+        number of candidates tied at a row's smallest distance (a ValueError names
+        the first row that cannot reach it).
     diagonal_is_self : bool, default=False
         Whether entry (i, i) is the point itself (a square all-pairs matrix); it then
         gets probability 0.
@@ -230,6 +233,9 @@ def calibrate_precisions(
     perplexity = check_perplexity(perplexity, candidates + 1)
     tol = check_positive(tol, name="tol")
     max_steps = check_integer(max_steps, name="max_steps")
+    check_perplexity_reachable(
+        sq, perplexity, diagonal_is_self=bool(diagonal_is_self), tol=tol
+    )
     sq = np.ascontiguousarray(sq)
     P = np.empty_like(sq)
     beta = np.empty(len(sq))

@@ -2,6 +2,8 @@
 bad input."""
 
 import io
+import re
+from pathlib import Path
 
 import matplotlib
 
@@ -15,6 +17,13 @@ from matplotlib.colors import to_hex  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from dr_lib import plotting  # noqa: E402
+
+from .colour_distance import (  # noqa: E402
+    apply_css_filter,
+    ciede2000,
+    closest_pair,
+    hex_to_rgb,
+)
 
 rng = np.random.default_rng(0)
 Y = rng.normal(size=(60, 2))
@@ -943,3 +952,127 @@ def test_heatmap_rejects_bad_input(change, pattern):
     arguments.update(change)
     with pytest.raises(ValueError, match=pattern):
         plotting.heatmap(**arguments)
+
+
+# ------------------------------------------------------------- colours in dark mode
+
+HOUSE_CSS = Path(__file__).resolve().parents[2] / "_static" / "house.css"
+
+
+def _dark_mode_filter():
+    """The CSS filter through which a dark page shows a figure (house.css): the
+    figures' rule applies ``--dr-dark-ink-filter``, which explorers share."""
+    css = HOUSE_CSS.read_text(encoding="utf-8")
+    rule = re.search(
+        r'html\[data-theme="dark"\][^{]*cell_output[^{]*img \{[^}]*filter: ([^;]+);', css
+    )
+    assert rule.group(1) == "var(--dr-dark-ink-filter)", rule.group(1)
+    return re.search(r"--dr-dark-ink-filter: ([^;]+);", css).group(1)
+
+
+def test_colour_difference_matches_published_pairs():
+    # Sharma, Wu & Dalal (2005), table 1: pairs 1, 7 and 17 with their ΔE00.
+    pairs = [
+        ((50, 2.6772, -79.7751), (50, 0, -82.7485), 2.0425),
+        ((50, 0, 0), (50, -1, 2), 2.3669),
+        ((50, 2.5, 0), (73, 25, -18), 27.1492),
+    ]
+    for lab1, lab2, expected in pairs:
+        assert ciede2000(lab1, lab2) == pytest.approx(expected, abs=1e-4)
+
+
+def test_css_filter_model_matches_chromium():
+    # Pixels Chromium 156 painted for the old dark-mode filter, invert(0.92)
+    # hue-rotate(180deg) saturate(1.5) brightness(1.2): orange, vermillion, black.
+    old = "invert(0.92) hue-rotate(180deg) saturate(1.5) brightness(1.2)"
+    painted = {
+        "#E69F00": (218, 110, 0),
+        "#D55E00": (255, 140, 0),
+        "#000000": (255,) * 3,
+    }
+    for colour, pixel in painted.items():
+        shown = apply_css_filter(hex_to_rgb(colour), old)
+        np.testing.assert_allclose(shown * 255, pixel, atol=0.5)
+
+
+def test_category_colours_stay_apart_in_dark_mode():
+    # Dark mode shows every figure through house.css's filter; no two categories may
+    # come closer than the closest two on a light page (the old filter turned digit 0's
+    # orange and digit 4's vermillion into two oranges, ΔE00 10 where light mode's
+    # closest pair is 20.6 apart).
+    light = [hex_to_rgb(c) for c in plotting.CATEGORY_COLOURS]
+    dark = [apply_css_filter(c, _dark_mode_filter()) for c in light]
+    light_gap, *_ = closest_pair(light)
+    dark_gap, i, j = closest_pair(dark)
+    names = plotting.CATEGORY_COLOURS[i], plotting.CATEGORY_COLOURS[j]
+    assert dark_gap >= light_gap, (
+        f"in dark mode {names} are ΔE00 {dark_gap:.1f} apart, closer than any two "
+        f"categories on a light page ({light_gap:.1f})"
+    )
+    # and the ink stays light: black text and lines become (near) white
+    assert apply_css_filter(np.zeros(3), _dark_mode_filter()).min() > 0.9
+
+
+# ------------------------------------------------------------------ readable ticks
+
+
+def _log_curves(low, high):
+    x = np.geomspace(low, high, 50)
+    return plotting.curves(
+        x, {"a": x, "b": 2 * x}, xlabel="x", ylabel="y", logx=True, logy=True
+    ).figure
+
+
+#: Log axes over ranges of 0.3 to 9 decades; the first is the perplexity–σ figure of
+#: book/07_sne_tsne (σ from 2 to 60), whose x labels ran into each other.
+LOG_RANGES = [(2, 60), (0.5, 3), (1, 30), (3, 300), (1e-6, 0.1), (1, 1e9), (40, 900)]
+
+
+@pytest.mark.parametrize("low, high", LOG_RANGES)
+def test_log_axes_show_no_overlapping_tick_labels(low, high):
+    fig = _log_curves(low, high)
+    plotting.figure_png(fig)
+    assert not plotting.overlapping_tick_labels(fig)
+    # every power of ten in view keeps its label, and at least two labels are left
+    labels = [t for t in fig.axes[0].xaxis.get_ticklabels(which="both") if t.get_text()]
+    assert len(labels) >= 2
+
+
+@pytest.mark.parametrize("kind", list(HOUSE_FIGURES))
+def test_house_figures_show_no_overlapping_tick_labels(kind):
+    fig = HOUSE_FIGURES[kind]()
+    plotting.figure_png(fig)
+    assert not plotting.overlapping_tick_labels(fig)
+
+
+def test_long_linear_tick_labels_are_thinned():
+    ax = plotting.curves(
+        np.linspace(1e6, 1.2e6, 5), {"a": np.arange(5.0)}, xlabel="x", ylabel="y"
+    )
+    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(nbins=20))
+    ax.xaxis.set_major_formatter("{x:,.0f} samples")
+    assert plotting.overlapping_tick_labels(ax.figure)
+    plotting.figure_png(ax.figure)
+    assert not plotting.overlapping_tick_labels(ax.figure)
+
+
+def test_overlap_is_detected():
+    # the check itself: the perplexity–σ axis as matplotlib labels it
+    fig = _log_curves(2, 60)
+    assert plotting.overlapping_tick_labels(fig)
+
+
+def test_a_grid_of_many_maps_fits_a_laptop_screen():
+    # the 13 maps of book/11_case_studies, three a row, made a figure of 994 px
+    fig = plotting.embedding_grid(
+        {f"method {k}": (Y, 0.5) for k in range(13)}, np.arange(60) % 10
+    )
+    png, _ = plotting.figure_png(fig)
+    height = int.from_bytes(png[20:24], "big") / plotting.PIXEL_DENSITY
+    assert height <= plotting.MAX_FIGURE_HEIGHT * plotting.HOUSE_STYLE["figure.dpi"]
+    assert fig.axes[0].get_subplotspec().get_gridspec().ncols == 4
+    # a grid that fits keeps three a row, and an explicit choice is kept
+    few = plotting.embedding_grid({str(k): Y for k in range(5)}, classes)
+    assert few.axes[0].get_subplotspec().get_gridspec().ncols == 3
+    two = plotting.embedding_grid({str(k): Y for k in range(13)}, classes, ncols=2)
+    assert two.axes[0].get_subplotspec().get_gridspec().ncols == 2

@@ -260,3 +260,34 @@ def test_probability_matrix_checks():
         sne.tsne_cost_gradient(np.ones((5, 5)) - np.eye(5), Z)
     with pytest.raises(ValueError, match="every row of P must sum to one"):
         sne.sne_cost_gradient((np.ones((5, 5)) - np.eye(5)) / 20, Z)
+
+
+def test_equal_distances_reach_no_perplexity_below_their_count():
+    # Eleven points at equal pairwise distances (the regular simplex of
+    # book/07_sne_tsne/01_sne): every row has perplexity 10 whatever beta is.
+    D2 = sne.squared_distances(np.eye(11))
+    with pytest.raises(
+        ValueError,
+        match=r"perplexity=5 cannot be reached in row 0 \(and 10 other rows\).*"
+        r"perplexity is 10 whatever its precision",
+    ):
+        sne.calibrate_precisions(D2, 5.0, diagonal_is_self=True)
+
+
+def test_tied_nearest_candidates_bound_the_perplexity_from_below():
+    # Five candidates tied at the smallest distance: perplexity > 5 is reached
+    # (book/07_sne_tsne/03_tsne's exercise), perplexity 4 is not, and the message
+    # names the row and the reachable range.
+    row = np.r_[np.ones(5), np.full(20, 2.0)]
+    rows = np.vstack([np.r_[1.0, np.full(24, 2.0)], row])
+    P, _, _ = sne.calibrate_precisions(rows, 5.5)
+    np.testing.assert_allclose(sne.perplexity_of_rows(P), 5.5, rtol=2e-5)
+    with pytest.raises(ValueError, match=r"row 1 .*between 5 and 25"):
+        sne.calibrate_precisions(rows, 4.0)
+
+
+def test_duplicate_points_name_the_fix():
+    data = np.vstack([np.repeat(X[:1], 4, axis=0), X[1:]])
+    with pytest.raises(ValueError, match=r"remove the duplicate points"):
+        sne.conditional_probabilities(data, 2.0)
+    sne.conditional_probabilities(data, 4.0)

@@ -92,6 +92,43 @@ async () => {
         + (box && box.id ? box.id : '')
         + (mml ? ' ' + mml.textContent.trim().slice(0, 50) : '');
     });
+  // Display equations that fit, with the room they leave in their column (px): the
+  // width of the column's content box less the equation's.
+  const label = eq => {
+    const box = eq.closest('div.math');
+    const mml = eq.querySelector('mjx-assistive-mml');
+    return (box && box.id ? box.id : '') + (mml ? ' ' + mml.textContent.trim().slice(0, 50) : '');
+  };
+  const equationRoom = Array.from(
+    document.querySelectorAll('div.math > mjx-container[display="true"]'))
+    .filter(eq => !scrolls(eq) && eq.querySelector('mjx-math')
+      && eq.querySelector('mjx-math').getBoundingClientRect().width > 0)
+    .map(eq => {
+      const column = eq.closest('div.math').parentElement;
+      const style = getComputedStyle(column);
+      const width = column.clientWidth - parseFloat(style.paddingLeft)
+        - parseFloat(style.paddingRight);
+      const room = width - eq.querySelector('mjx-math').getBoundingClientRect().width;
+      return {label: label(eq), room: Math.round(room * 10) / 10};
+    });
+  // Inline maths cut off: its right edge beyond the box that clips it (an element, not
+  // inline, whose overflow is hidden or clip; a box that scrolls lets the reader reach it).
+  const clipsItsContent = el => {
+    const s = getComputedStyle(el);
+    return s.display !== 'inline' && s.display !== 'contents'
+      && ['hidden', 'clip'].includes(s.overflowX);
+  };
+  const clippedInline = Array.from(
+    document.querySelectorAll('mjx-container:not([display="true"])'))
+    .filter(m => {
+      const rect = m.getBoundingClientRect();
+      if (!rect.width) return false;
+      let box = m.parentElement;
+      while (box && !clipsItsContent(box)) box = box.parentElement;
+      if (!box) return false;
+      const right = box.getBoundingClientRect().left + box.clientLeft + box.clientWidth;
+      return rect.right > right + 1;
+    }).map(label);
   const outputs = Array.from(document.querySelectorAll('.cell_output > .output'));
   const overflowingOutputs = outputs.filter(out =>
     scrolls(out) || Array.from(out.querySelectorAll('pre, .highlight, table'))
@@ -100,6 +137,8 @@ async () => {
   return {
     display_equations: document.querySelectorAll('mjx-container[display="true"]').length,
     overflowing_equations: overflowingEquations,
+    equation_room: equationRoom,
+    clipped_inline_maths: clippedInline,
     output_blocks: outputs.length,
     overflowing_outputs: overflowingOutputs,
     uncaptioned_tables: Array.from(document.querySelectorAll('.cell_output table'))
@@ -114,11 +153,13 @@ async () => {
         && img.getBoundingClientRect().width < drawnWidth(img) - 1)
       .map(img => figureName(img)
         + ` (${drawnWidth(img)} px shown at ${Math.round(img.getBoundingClientRect().width)})`),
-    // Every figure: its name, the width it was drawn at and its pixels.
+    // Every figure: its name, the width it was drawn at, its pixels and its height
+    // on the page.
     figure_images: Array.from(document.querySelectorAll('.cell_output img'))
       .filter(img => img.naturalWidth > 0)
       .map(img => ({name: figureName(img), drawn: drawnWidth(img),
-                    pixels: img.naturalWidth})),
+                    pixels: img.naturalWidth,
+                    height: Math.round(img.getBoundingClientRect().height)})),
     // Figures drawn on an opaque background: the top-left pixel of a house figure is clear.
     opaque_figures: Array.from(document.querySelectorAll('.cell_output img'))
       .filter(img => img.naturalWidth > 0 && /\.png$/i.test(img.src))

@@ -5,10 +5,6 @@ go; the bookmarks and the table of contents read as the headings do and point at
 right pages; no TeX shows; figures are sharp. Needs `_build/pdf/dr-book.pdf` (built by
 `make pdf`, and by `make test` before these checks), or the PDF that `DR_BOOK_PDF`
 names; the reading itself is in `pdf_reading.py`.
-
-Checks marked ``xfail(strict=True)`` name a defect of the book's content (a chapter's
-text or a library function), not of the print pipeline, with what must change; they fail
-the run once the content is fixed, so that the mark comes off.
 """
 
 import json
@@ -65,13 +61,6 @@ def images(pdf):
 def texts(pdf):
     """(prose, code) text of every page."""
     return reading.page_texts(pdf)
-
-
-def content_defect(reason: str):
-    """Mark a check that fails because of the book's content
-    (a chapter's text, a library function), not the print: strict, so that it fails
-    once the content is fixed."""
-    return pytest.mark.xfail(strict=True, reason=reason)
 
 
 def _page_titles():

@@ -170,6 +170,39 @@ def test_display_equations_fit_a_phone(phone_site):
     )
 
 
+#: Least room, in CSS px, that a display equation which fits a phone leaves in its
+#: column: an equation closer to the edge looks cut off.
+MIN_EQUATION_ROOM_ON_A_PHONE = 8
+
+
+def test_display_equations_that_fit_a_phone_leave_room(phone_site):
+    # 14 equations left under 8 px: seven filled the column to within 1.3 px, three of
+    # them a pixel wider than it.
+    tight = {
+        rel: [f"{e['label']} ({e['room']} px)" for e in close]
+        for rel, r in phone_site.items()
+        if (
+            close := [
+                e
+                for e in r.data["equation_room"]
+                if e["room"] < MIN_EQUATION_ROOM_ON_A_PHONE
+            ]
+        )
+    }
+    assert not tight, (
+        f"display equations that leave less than {MIN_EQUATION_ROOM_ON_A_PHONE} px of "
+        f"a 390-px column (break them with aligned): {tight}"
+    )
+
+
+def test_no_inline_maths_is_cut_off_on_a_phone(phone_site):
+    # Inline formulas did not wrap: 56 on 25 pages (most in solutions) ran past the
+    # edge of the box that holds them at 390 px and were cut off (house.css lets them
+    # wrap).
+    cut = _found(phone_site, "clipped_inline_maths")
+    assert not cut, f"inline maths cut off at 390 px: {cut}"
+
+
 def test_output_blocks_fit_the_column(site):
     total = sum(r.data["output_blocks"] for r in site.values())
     cut = _found(site, "overflowing_outputs")
@@ -283,6 +316,17 @@ def test_figures_are_shown_at_full_size(site):
         "figures wider than the column, shrunk with their text (draw them with "
         f"plotting.subplots or a figsize no wider than plotting.COLUMN_WIDTH): {bad}"
     )
+
+
+def test_every_figure_fits_a_laptop_screen(site):
+    # A figure taller than the screen is never seen whole: the 13 MNIST maps in rows
+    # of three were 994 px tall (dr_lib.plotting.MAX_FIGURE_HEIGHT).
+    tall = {
+        rel: [f"{f['name']} ({f['height']} px)" for f in figures]
+        for rel, r in site.items()
+        if (figures := [f for f in r.data["figure_images"] if f["height"] > 800])
+    }
+    assert not tall, f"figures taller than a 1280 x 800 laptop screen: {tall}"
 
 
 def test_figures_have_twice_the_pixels_they_are_shown_at(site):
@@ -462,4 +506,63 @@ def test_folded_checks_open_on_click(site, browser, site_url):
     assert summary.bounding_box()["height"] < 40, "the summary is more than one line"
     summary.click()
     assert body.is_visible()
+    context.close()
+
+
+# ------------------------------------------------------------ equations that scroll
+
+#: A page whose theorem boxes (tinted, unlike the page) hold display equations.
+BOXED_EQUATIONS = "book/00_foundations/04_manifolds.html"
+
+_SHADED = r"""() => Array.from(
+  document.querySelectorAll('.bd-content div.math mjx-container[display="true"]'))
+  .map(eq => ({
+    scrolls: eq.scrollWidth > eq.clientWidth + 1,
+    shaded: getComputedStyle(eq).backgroundImage !== 'none',
+    boxed: Boolean(eq.closest('.admonition')),
+  }))"""
+
+
+def _pixel(page, x, y):
+    """The colour (r, g, b) shown at (x, y) of the viewport."""
+    import io
+
+    from PIL import Image
+
+    shot = page.screenshot(clip={"x": x, "y": y, "width": 1, "height": 1})
+    return Image.open(io.BytesIO(shot)).convert("RGB").getpixel((0, 0))
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_only_equations_that_scroll_are_shaded(browser, site_url, theme):
+    # The shadows that say "this scrolls" were painted on every display equation, with
+    # covers in the page's colour: bands inside tinted boxes (16 equations).
+    context = browser.new_context(viewport=LAPTOP)
+    set_theme(context, theme)
+    page = open_page(context, site_url + BOXED_EQUATIONS, site_url)
+    page.wait_for_timeout(300)  # house.js marks the equations after MathJax
+    equations = page.evaluate(_SHADED)
+    assert any(e["boxed"] for e in equations)
+    wrong = [e for e in equations if e["shaded"] != e["scrolls"]]
+    assert not wrong, f"{theme}: equations shaded although they fit, or not: {wrong}"
+    # Narrowed until it scrolls, a boxed equation is shaded, and the cover at its
+    # left end (nothing hidden there yet) has the colour of the box around it.
+    box = page.locator(".admonition:has(mjx-container[display='true'])").first
+    equation = box.locator("mjx-container[display='true']").first
+    equation.evaluate("eq => { eq.style.maxWidth = '80px'; }")
+    page.wait_for_function(
+        "eq => eq.classList.contains('dr-scrolls')", arg=equation.element_handle()
+    )
+    cover = equation.evaluate(
+        "eq => getComputedStyle(eq).getPropertyValue('--dr-cover')"
+    )
+    equation.scroll_into_view_if_needed()
+    eq_box, box_box = equation.bounding_box(), box.bounding_box()
+    beside = _pixel(
+        page, box_box["x"] + box_box["width"] - 4, eq_box["y"] + eq_box["height"] / 2
+    )
+    expected = [float(c) for c in re.findall(r"[\d.]+", cover)][:3]
+    assert max(abs(a - b) for a, b in zip(beside, expected)) <= 2, (
+        f"{theme}: the cover of a scrolling equation is {cover}, the box shows {beside}"
+    )
     context.close()
