@@ -23,7 +23,7 @@ APPENDIX = "book/appendix/"
 
 def _chapter_pages(site):
     """Pages of the chapters (not the intro, not the appendix)."""
-    return [rel for rel in site if re.match(r"book/\d\d_", rel)]
+    return [rel for rel in site if re.match(r"book/\d\d[a-z]?_", rel)]
 
 
 # ------------------------------------------------------------------------ phone menus

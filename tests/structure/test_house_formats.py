@@ -286,7 +286,11 @@ def _chapter_labels():
     labels = {}
     for entry in toc_files():
         path = resolve(entry)
-        if path and path.name == "index.md" and re.match(r"\d\d_", path.parent.name):
+        if (
+            path
+            and path.name == "index.md"
+            and re.match(r"\d\d[a-z]?_", path.parent.name)
+        ):
             target = re.search(
                 r"^\(([\w-]+)\)=", path.read_text(encoding="utf-8"), re.M
             )
