@@ -14,7 +14,11 @@ data, so an answer that only reproduces the book's printed numbers does not pass
 ``registry`` lists every exercise that has a self-check, with what it practises.
 """
 
-from . import _lle  # noqa: F401  (registers the chapter's self-checks)
+from . import (
+    _laplacian_eigenmaps,  # noqa: F401
+    _lle,  # noqa: F401  (registers the chapter's self-checks)
+    _metric_learning,  # noqa: F401
+)
 from ._registry import (
     Exercise,
     NotAnswered,

@@ -8,7 +8,8 @@ transpose, a factor, an off-by-one. A check that no wrong answer fails is a defe
 
 import numpy as np
 import pytest
-from scipy.linalg import qr, svd
+from scipy.linalg import eigh, qr, sqrtm, svd
+from sklearn.manifold import SpectralEmbedding
 
 from dr_lib import exercises, lle
 from dr_lib.graphs import kneighbors
@@ -96,6 +97,88 @@ WRONG = {
 }
 
 
+# chapter 09, metric learning
+
+
+def _inverse_sqrt(S):
+    values, vectors = np.linalg.eigh(S)
+    return vectors @ np.diag(values**-0.5) @ vectors.T
+
+
+def _factor(M):
+    values, vectors = np.linalg.eigh(M)
+    keep = values > 1e-10 * values.max()
+    return vectors[:, keep] * np.sqrt(values[keep])
+
+
+def _sqrt_psd(M):
+    values, vectors = np.linalg.eigh(M)
+    return vectors @ np.diag(np.sqrt(np.clip(values, 0, None))) @ vectors.T
+
+
+def _one_nn(Z, y):
+    d2 = ((Z[:, None] - Z[None]) ** 2).sum(-1)
+    np.fill_diagonal(d2, np.inf)
+    return np.mean(y[d2.argmin(1)] == y)
+
+
+def _random_neighbour(y):
+    return np.mean((np.bincount(y)[y] - 1) / (len(y) - 1))
+
+
+def _only(a, p, scale=1.0):
+    return scale * np.eye(len(a))[p]
+
+
+def _mean_difference(X, y):
+    return X[y == 0].mean(0) - X[y == 1].mean(0)
+
+
+def _unpooled(X, y):
+    S = sum(np.cov(X[y == c].T) for c in (0, 1))
+    return np.linalg.solve(S, _mean_difference(X, y))
+
+
+WRONG |= {
+    "ex-metric-whitening": [
+        ((np.linalg.inv,), "identity covariance"),
+        ((lambda S: np.real(sqrtm(S)),), "identity covariance"),
+        ((np.linalg.cholesky,), "identity covariance"),
+        ((lambda S: np.linalg.cholesky(np.linalg.inv(S)).T,), "identity covariance"),
+    ],
+    "ex-metric-pseudo": [
+        ((_sqrt_psd,), "columns"),
+        ((lambda M: _factor(M) / np.linalg.norm(_factor(M), axis=0),), "is not M"),
+        ((lambda M: _factor(M)[:, :1],), "is not M"),
+    ],
+    "ex-metric-nca-scale": [
+        ((lambda Z, y: 1.0, _random_neighbour), "own nearest neighbour"),
+        ((_one_nn, lambda y: np.mean(np.bincount(y)[y] / len(y))), "who can be picked"),
+        ((_one_nn, lambda y: 1 / 3), "random-neighbour accuracy differs"),
+    ],
+    "ex-metric-mmc-scale": [
+        ((lambda M, c: c * M,), "c times 0.57"),
+        ((lambda M, c: np.sqrt(c) * M,), "cannot-link sum"),
+        ((lambda M, c: c**2 * (M + 1e-3 * np.eye(3)),), "cannot-link sum"),
+    ],
+    "ex-metric-mmc-diagonal-squares": [
+        ((lambda a, b: _only(a, np.argmax(b), 1 / b.max()),), "times the smallest"),
+        ((lambda a, b: _only(a, np.argmin(a), 1 / b[np.argmin(a)]),), "times the"),
+        ((lambda a, b: _only(a, np.argmax(b / a)),), "times the smallest"),
+        (
+            (lambda a, b: _only(a, np.argmax(b / a), 0.5 / b[np.argmax(b / a)]),),
+            "violates",
+        ),
+        ((lambda a, b: -_only(a, np.argmax(b / a), 1 / b.min()),), "negative"),
+    ],
+    "ex-metric-lda-two-methods": [
+        ((_unpooled,), "pooled"),
+        ((_mean_difference,), "which scatter"),
+        ((lambda X, y: np.cov(X.T) @ _mean_difference(X, y),), "which scatter"),
+    ],
+}
+
+
 def test_every_self_check_meets_wrong_answers():
     assert set(WRONG) == set(exercises.registry), (
         "each self-check needs wrong answers here, and each entry here a self-check"
@@ -151,3 +234,60 @@ def test_a_wrong_answer_shows_as_one_line_in_a_notebook():
     with pytest.raises(exercises.WrongAnswer) as raised:
         exercises.check("ex-lle-two-neighbours", lambda C: np.array([0.5, 0.5]))
     assert raised.value._render_traceback_() == [str(raised.value)]
+
+
+# chapter 06, Laplacian eigenmaps
+
+
+def _degrees(W):
+    return W.sum(axis=1)
+
+
+def _generalised_eigenvalues(W):
+    return eigh(np.diag(_degrees(W)) - W, np.diag(_degrees(W)), eigvals_only=True)
+
+
+def _spectral(W, n):
+    return SpectralEmbedding(n, affinity="precomputed", random_state=0).fit_transform(W)
+
+
+def _symmetric_eigenvectors(W, n):
+    inv_sqrt = 1 / np.sqrt(_degrees(W))
+    L_sym = np.eye(len(W)) - W * np.outer(inv_sqrt, inv_sqrt)
+    return np.linalg.eigh(L_sym)[1][:, 1 : n + 1]
+
+
+WRONG |= {
+    "ex-le-random-walk": [
+        ((lambda W: np.eye(len(W)) - W / _degrees(W)[None],), "do not sum to zero"),
+        ((lambda W: np.diag(_degrees(W)) - W,), "not λ f"),
+        (
+            (lambda W: np.eye(len(W)) - W / np.sqrt(np.outer(*[_degrees(W)] * 2)),),
+            "do not sum to zero",
+        ),
+    ],
+    "ex-le-components": [
+        ((lambda W: 3,), "your count is 3"),
+        ((lambda W: int(np.sum(_generalised_eigenvalues(W) < 1e-2)),), "weak edge"),
+        ((lambda W: int(np.sum(np.abs(np.linalg.eigvalsh(W)) < 1e-10)),), "count is 0"),
+        (
+            (lambda W: int(np.sum(np.abs(_generalised_eigenvalues(W)) < 1e-10)) - 1,),
+            "0",
+        ),
+    ],
+    "ex-le-height": [
+        ((lambda a, b: int(a // b),), "off by -1"),
+        ((lambda a, b: round(a / b),), "off by -1"),
+        ((lambda a, b: int(np.ceil(a / b)) + 1,), "off by +1"),
+        ((lambda a, b: int(a // b) + 2,), "off by +1"),
+    ],
+    "ex-le-sklearn-precomputed": [
+        (
+            (lambda W, n: np.column_stack([np.ones(len(W)), _spectral(W, n)[:, 1:]]),),
+            "constant",
+        ),
+        ((_symmetric_eigenvectors,), "not the solutions"),
+        ((lambda W, n: SpectralEmbedding(n, n_neighbors=5).fit_transform(W),), "graph"),
+        ((lambda W, n: 3 * _spectral(W, n),), "normalisation"),
+    ],
+}
