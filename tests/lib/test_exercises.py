@@ -291,3 +291,36 @@ WRONG |= {
         ((lambda W, n: 3 * _spectral(W, n),), "normalisation"),
     ],
 }
+
+
+# chapter 07, SNE and t-SNE
+
+
+def _far_mass(power, near_weight=True, far_count=True):
+    def mass(beta, n_near, n_far):
+        far = (n_far if far_count else 1) * np.exp(-power * beta)
+        near = n_near * (np.exp(-beta) if near_weight else 1.0)
+        return far / (near + far)
+
+    return mass
+
+
+WRONG |= {
+    "ex-tsne-uniform-perplexity": [
+        ((np.log2, _far_mass(2)), "not the entropy itself"),
+        ((np.log, _far_mass(2)), "not the entropy itself"),
+        ((lambda k: k, _far_mass(2, far_count=False)), "times the mass"),
+        ((lambda k: k, _far_mass(2, near_weight=False)), "times the mass"),
+        ((lambda k: k, _far_mass(4)), "times the mass"),
+    ],
+    "ex-tsne-perplexity-bound": [
+        ((lambda n: n,), "no row comes closer"),
+        ((lambda n: n - 2,), "above your bound"),
+        ((lambda n: np.log2(n - 1),), "above your bound"),
+    ],
+    "ex-tsne-learning-rate": [
+        ((lambda r: r,), "0.25 times"),
+        ((lambda r: r / 4,), "0.0625 times"),
+        ((lambda r: 12 * r,), "3 times"),
+    ],
+}
