@@ -179,63 +179,6 @@ WRONG |= {
 }
 
 
-def test_every_self_check_meets_wrong_answers():
-    assert set(WRONG) == set(exercises.registry), (
-        "each self-check needs wrong answers here, and each entry here a self-check"
-    )
-
-
-@pytest.mark.parametrize(
-    ("label", "answers", "words"),
-    [(label, a, w) for label, cases in WRONG.items() for a, w in cases],
-    ids=lambda v: v if isinstance(v, str) else "",
-)
-def test_a_wrong_answer_fails_with_a_message(label, answers, words):
-    with pytest.raises(exercises.WrongAnswer) as raised:
-        exercises.check(label, *answers)
-    assert words in str(raised.value), str(raised.value)
-    assert str(raised.value).startswith(f"✘ {label}: ")
-
-
-def _stub(*args):
-    raise NotImplementedError
-
-
-@pytest.mark.parametrize("label", sorted(exercises.registry))
-@pytest.mark.parametrize("stub", [_stub, ...], ids=["raises", "ellipsis"])
-def test_a_stub_is_not_answered_yet(label, stub, monkeypatch):
-    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
-    entry = exercises.registry[label]
-    verdict = exercises.check(label, *[stub] * len(entry.answers))
-    assert verdict.status == "not answered" and not verdict
-    assert "not" in verdict.message
-
-
-def test_under_the_autograder_a_stub_scores_zero(monkeypatch):
-    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
-    with pytest.raises(exercises.WrongAnswer, match="not written yet"):
-        exercises.check("ex-lle-two-neighbours", _stub)
-
-
-def test_a_right_answer_passes_and_says_so():
-    verdict = exercises.check("ex-lle-two-neighbours", _weights)
-    assert verdict and verdict.status == "right"
-    assert "✔" in verdict._repr_html_()
-
-
-def test_the_number_of_answers_and_the_label_are_checked():
-    with pytest.raises(TypeError, match="checks 2 answer"):
-        exercises.check("ex-lle-scale", _sqrt_n)
-    with pytest.raises(KeyError, match="no self-check"):
-        exercises.check("ex-no-such-exercise", _stub)
-
-
-def test_a_wrong_answer_shows_as_one_line_in_a_notebook():
-    with pytest.raises(exercises.WrongAnswer) as raised:
-        exercises.check("ex-lle-two-neighbours", lambda C: np.array([0.5, 0.5]))
-    assert raised.value._render_traceback_() == [str(raised.value)]
-
-
 # chapter 06, Laplacian eigenmaps
 
 
@@ -324,3 +267,60 @@ WRONG |= {
         ((lambda r: 12 * r,), "3 times"),
     ],
 }
+
+
+def test_every_self_check_meets_wrong_answers():
+    assert set(WRONG) == set(exercises.registry), (
+        "each self-check needs wrong answers here, and each entry here a self-check"
+    )
+
+
+@pytest.mark.parametrize(
+    ("label", "answers", "words"),
+    [(label, a, w) for label, cases in WRONG.items() for a, w in cases],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_a_wrong_answer_fails_with_a_message(label, answers, words):
+    with pytest.raises(exercises.WrongAnswer) as raised:
+        exercises.check(label, *answers)
+    assert words in str(raised.value), str(raised.value)
+    assert str(raised.value).startswith(f"✘ {label}: ")
+
+
+def _stub(*args):
+    raise NotImplementedError
+
+
+@pytest.mark.parametrize("label", sorted(exercises.registry))
+@pytest.mark.parametrize("stub", [_stub, ...], ids=["raises", "ellipsis"])
+def test_a_stub_is_not_answered_yet(label, stub, monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    entry = exercises.registry[label]
+    verdict = exercises.check(label, *[stub] * len(entry.answers))
+    assert verdict.status == "not answered" and not verdict
+    assert "not" in verdict.message
+
+
+def test_under_the_autograder_a_stub_scores_zero(monkeypatch):
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    with pytest.raises(exercises.WrongAnswer, match="not written yet"):
+        exercises.check("ex-lle-two-neighbours", _stub)
+
+
+def test_a_right_answer_passes_and_says_so():
+    verdict = exercises.check("ex-lle-two-neighbours", _weights)
+    assert verdict and verdict.status == "right"
+    assert "✔" in verdict._repr_html_()
+
+
+def test_the_number_of_answers_and_the_label_are_checked():
+    with pytest.raises(TypeError, match="checks 2 answer"):
+        exercises.check("ex-lle-scale", _sqrt_n)
+    with pytest.raises(KeyError, match="no self-check"):
+        exercises.check("ex-no-such-exercise", _stub)
+
+
+def test_a_wrong_answer_shows_as_one_line_in_a_notebook():
+    with pytest.raises(exercises.WrongAnswer) as raised:
+        exercises.check("ex-lle-two-neighbours", lambda C: np.array([0.5, 0.5]))
+    assert raised.value._render_traceback_() == [str(raised.value)]
