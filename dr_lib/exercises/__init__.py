@@ -18,6 +18,7 @@ from . import (
     _laplacian_eigenmaps,  # noqa: F401
     _lle,  # noqa: F401  (registers the chapter's self-checks)
     _metric_learning,  # noqa: F401
+    _nerv,  # noqa: F401
     _tsne,  # noqa: F401
 )
 from ._registry import (

@@ -269,6 +269,48 @@ WRONG |= {
 }
 
 
+# chapter 08, NeRV and ClassNeRV
+
+
+def _linear_part(P, Q, same, eps):
+    off = same & ~np.eye(len(P), dtype=bool)
+    return 4 * eps * np.sum(Q[off] - P[off])
+
+
+def _data_share(X, y, k):
+    d2 = ((X[:, None] - X[None]) ** 2).sum(-1)
+    np.fill_diagonal(d2, np.inf)
+    return np.mean(y[np.argsort(d2, axis=1, kind="stable")[:, :k]] == y[:, None])
+
+
+def _chance(y):
+    return np.mean((np.bincount(y)[y] - 1) / (len(y) - 1))
+
+
+WRONG |= {
+    "ex-classnerv-cancel": [
+        ((lambda P, Q, same, eps: _linear_part(P, Q, same, eps) / 2,), "0.5 times"),
+        ((lambda P, Q, same, eps: -_linear_part(P, Q, same, eps),), "-1 times"),
+        ((lambda P, Q, same, eps: _linear_part(P, Q, ~same, eps),), "-1 times"),
+        ((lambda P, Q, same, eps: 4 * eps * np.sum(Q - P),), "which pairs"),
+    ],
+    "ex-classnerv-random-gain": [
+        (
+            (
+                lambda X, y, k: (
+                    np.mean(np.bincount(y)[y] / len(y)) - _data_share(X, y, k)
+                ),
+            ),
+            "not the chance level",
+        ),
+        ((lambda X, y, k: _chance(y),), "better or worse"),
+        ((lambda X, y, k: 1 / 3 - _data_share(X, y, k),), "not the chance level"),
+        ((lambda X, y, k: _data_share(X, y, k) - _chance(y),), "better or worse"),
+        ((lambda X, y, k: 19 / 59 - 1,), "not the chance level"),
+    ],
+}
+
+
 def test_every_self_check_meets_wrong_answers():
     assert set(WRONG) == set(exercises.registry), (
         "each self-check needs wrong answers here, and each entry here a self-check"
