@@ -88,3 +88,43 @@ def _random_gain(function):
         "points, not the chance level: which points can be a map neighbour of i, how "
         "many of them share its class, and what share do the data have?",
     )
+
+
+def _divergence(a, b):
+    """The generalised KL divergence a log(a / b) - a + b, element-wise."""
+    return a * np.log(a / b) - a + b
+
+
+@exercise(
+    "ex-classnerv-apex",
+    answers=["apex_stress"],
+    produce=(
+        "a function `apex_stress(P, Q, same)` that returns ClassNeRV's stress at the "
+        "apex τ* = ε = 0.5 with only the terms that remain there, for the conditional "
+        "probabilities P, Q (rows sum to one, zero diagonal) and the boolean matrix "
+        "`same` of same-class pairs"
+    ),
+    practises="which distortions ClassNeRV charges at the apex",
+    minutes=15,
+)
+def _apex(function):
+    """Against the four-term stress of eq-classnerv-stress at τ_in = 1, τ_out = 0."""
+    rng = np.random.default_rng(_RNG_SEED)
+    y = rng.integers(0, 3, size=15)
+    same = y[:, None] == y[None]
+    off = ~np.eye(15, dtype=bool)
+    for _ in range(3):
+        P, Q = _rows(rng, 15), _rows(rng, 15)
+        tau = np.where(same, 1.0, 0.0)[off]
+        p, q = P[off], Q[off]
+        full = np.sum(tau * _divergence(p, q) + (1 - tau) * _divergence(q, p))
+        got = number_answer(
+            call(function, P.copy(), Q.copy(), same.copy(), name="apex_stress"),
+            name="apex_stress(P, Q, same)",
+        )
+        require(
+            np.isclose(got, full, rtol=1e-9),
+            f"your apex stress is {got / full:.4g} times the full stress evaluated at "
+            "τ_in = 1, τ_out = 0: which divergence is kept for pairs of one class and "
+            "which for pairs of two classes, and are they the generalised ones?",
+        )

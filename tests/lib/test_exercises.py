@@ -9,6 +9,7 @@ transpose, a factor, an off-by-one. A check that no wrong answer fails is a defe
 import numpy as np
 import pytest
 from scipy.linalg import eigh, qr, sqrtm, svd
+from scipy.special import rel_entr
 from sklearn.manifold import SpectralEmbedding
 
 from dr_lib import exercises, lle
@@ -307,6 +308,36 @@ WRONG |= {
         ((lambda X, y, k: 1 / 3 - _data_share(X, y, k),), "not the chance level"),
         ((lambda X, y, k: _data_share(X, y, k) - _chance(y),), "better or worse"),
         ((lambda X, y, k: 19 / 59 - 1,), "not the chance level"),
+    ],
+}
+
+
+def _generalised(a, b):
+    return a * np.log(a / b) - a + b
+
+
+def _apex_terms(within_kind, between_kind, between=True):
+    def stress(P, Q, same):
+        off = ~np.eye(len(P), dtype=bool)
+        w, b = same & off, ~same & off
+        total = np.sum(within_kind(P[w], Q[w]))
+        return total + (np.sum(between_kind(Q[b], P[b])) if between else 0.0)
+
+    return stress
+
+
+WRONG |= {
+    "ex-classnerv-apex": [
+        (
+            (
+                _apex_terms(
+                    lambda p, q: _generalised(q, p), lambda q, p: _generalised(p, q)
+                ),
+            ),
+            "which divergence",
+        ),
+        ((_apex_terms(rel_entr, rel_entr),), "generalised ones"),
+        ((_apex_terms(_generalised, _generalised, between=False),), "times the full"),
     ],
 }
 
