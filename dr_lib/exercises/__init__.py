@@ -18,9 +18,13 @@ from . import (  # noqa: F401  (each registers its chapter's self-checks)
     _foundations,
     _isomap,
     _kernel_pca,
+    _laplacian_eigenmaps,
     _lle,
     _mds,
+    _metric_learning,
+    _nerv,
     _pca,
+    _tsne,
 )
 from ._registry import (
     Exercise,

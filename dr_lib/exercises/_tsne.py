@@ -1,0 +1,116 @@
+"""Self-checks for the exercises of the chapter on SNE and t-SNE."""
+
+import numpy as np
+
+from ._answers import call, number_answer, require
+from ._registry import exercise
+
+
+def _perplexity(p):
+    p = p[p > 0]
+    return 2.0 ** -(p @ np.log2(p))
+
+
+@exercise(
+    "ex-tsne-uniform-perplexity",
+    answers=["uniform_perplexity", "far_mass"],
+    produce=(
+        "a function `uniform_perplexity(k)`, the perplexity of a row that puts 1/k on "
+        "k samples, and a function `far_mass(beta, n_near, n_far)`, the probability "
+        "mass at precision beta of the n_far samples at squared distance 2 when n_near "
+        "samples are at squared distance 1"
+    ),
+    practises="perplexity, and the calibrated row of SNE",
+    minutes=15,
+)
+def _uniform_perplexity(uniform, far):
+    """Against rows built in the check: 2 to the entropy, and the row's softmax."""
+    for k in (1, 2, 5, 30):
+        got = number_answer(
+            call(uniform, k, name="uniform_perplexity"), name="uniform_perplexity(k)"
+        )
+        want = _perplexity(np.full(k, 1.0 / k))
+        require(
+            np.isclose(got, want, rtol=1e-9),
+            f"for k = {k} your perplexity is {got:.4g}: perplexity is 2 to the "
+            "entropy in bits, not the entropy itself",
+        )
+    for beta, n_near, n_far in ((0.3, 5, 20), (1.7, 5, 20), (0.8, 3, 11), (4.0, 10, 2)):
+        got = number_answer(
+            call(far, beta, n_near, n_far, name="far_mass"),
+            name="far_mass(beta, n_near, n_far)",
+        )
+        weights = np.exp(-beta * np.r_[np.ones(n_near), np.full(n_far, 2.0)])
+        want = weights[n_near:].sum() / weights.sum()
+        require(
+            np.isclose(got, want, rtol=1e-9),
+            f"with beta = {beta:g}, {n_near} near and {n_far} far samples your far "
+            f"mass is {got:.4g}, {got / want:.4g} times the mass of the far samples "
+            "in the normalised row exp(-beta d_j) / sum",
+        )
+
+
+@exercise(
+    "ex-tsne-perplexity-bound",
+    answers=["largest_perplexity"],
+    produce=(
+        "a function `largest_perplexity(n_samples)` that returns the bound that the "
+        "perplexity of a row of SNE approaches but never reaches, for n_samples points"
+    ),
+    practises="the range of the perplexity and the bisection on beta",
+    minutes=10,
+)
+def _perplexity_bound(function):
+    """Above every calibrated perplexity of random rows, and approached as beta → 0."""
+    rng = np.random.default_rng(20261127)
+    for n in (5, 20, 64):
+        bound = number_answer(
+            call(function, n, name="largest_perplexity"),
+            name="largest_perplexity(n_samples)",
+        )
+        row = rng.uniform(0.0, 3.0, size=n - 1)  # squared distances to the others
+        perplexities = []
+        for beta in np.geomspace(1e-12, 10.0, 40):
+            w = np.exp(-beta * (row - row.min()))
+            perplexities.append(_perplexity(w / w.sum()))
+        top = max(perplexities)
+        require(
+            top <= bound * (1 + 1e-9),
+            f"for {n} samples a row reaches perplexity {top:.4g}, above your bound "
+            f"{bound:g}: how many candidates does row i have?",
+        )
+        require(
+            bound - top < 1e-6 * bound,
+            f"for {n} samples no row comes closer than {bound - top:.3g} to your bound "
+            f"{bound:g}: which row has the largest entropy, and over how many samples?",
+        )
+
+
+@exercise(
+    "ex-tsne-learning-rate",
+    answers=["same_step_rate"],
+    produce=(
+        "a function `same_step_rate(sklearn_rate)` that returns the `learning_rate` "
+        "of dr_lib.TSNE (and openTSNE) that takes the same steps as scikit-learn's "
+        "`learning_rate=sklearn_rate`"
+    ),
+    practises="the conventions of the t-SNE gradient in three libraries",
+    minutes=10,
+)
+def _learning_rate(function):
+    """dr_lib's step, rate times its gradient without the 4, equals scikit-learn's."""
+    from dr_lib import TSNE
+
+    for sklearn_rate in (200.0, 50.0, 1000.0):
+        rate = number_answer(
+            call(function, sklearn_rate, name="same_step_rate"),
+            name="same_step_rate(sklearn_rate)",
+        )
+        # dr_lib multiplies the full gradient (with its 4) by this factor
+        ours = TSNE(learning_rate=rate)._learning_rate(100, 1.0)
+        require(
+            np.isclose(ours, sklearn_rate, rtol=1e-12),
+            f"with learning_rate={rate:g} dr_lib's steps are {ours / sklearn_rate:.4g} "
+            f"times scikit-learn's at learning_rate={sklearn_rate:g}: which gradient "
+            "does each library multiply by its rate?",
+        )
