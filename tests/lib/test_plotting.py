@@ -963,9 +963,10 @@ def _dark_mode_filter():
     """The CSS filter through which a dark page shows a figure (house.css): the
     figures' rule applies ``--dr-dark-ink-filter``, which explorers share."""
     css = HOUSE_CSS.read_text(encoding="utf-8")
-    rule = re.search(
-        r'html\[data-theme="dark"\][^{]*cell_output[^{]*img \{[^}]*filter: ([^;]+);', css
+    figures = (
+        r'html\[data-theme="dark"\][^{]*cell_output[^{]*img \{[^}]*filter: ([^;]+);'
     )
+    rule = re.search(figures, css)
     assert rule.group(1) == "var(--dr-dark-ink-filter)", rule.group(1)
     return re.search(r"--dr-dark-ink-filter: ([^;]+);", css).group(1)
 
