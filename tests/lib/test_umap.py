@@ -330,12 +330,28 @@ def test_same_seed_same_map_other_seed_other_map():
     assert not np.array_equal(first, other)
 
 
-def test_the_progress_bar_runs_the_same_epochs(capsys):
-    # verbose runs the loop one epoch per call, behind a text bar; the state carries
+def test_the_progress_bar_runs_the_same_epochs(monkeypatch):
+    # verbose runs the loop one epoch per call, behind a text bar; the state carries.
+    # The bars are recorded rather than read from stderr: make test sets TQDM_DISABLE.
+    import tqdm
+
+    bars, steps = [], []
+
+    class Recorded(tqdm.tqdm):
+        def __init__(self, *args, **kwargs):
+            bars.append((kwargs.get("desc", ""), kwargs.get("total")))
+            super().__init__(*args, **kwargs)
+
+        def update(self, n=1):
+            steps.append(n)
+            return super().update(n)
+
+    monkeypatch.setattr(tqdm, "tqdm", Recorded)
     quiet = UMAP(random_state=5, n_epochs=30).fit_transform(X)
     shown = UMAP(random_state=5, n_epochs=30, verbose=True).fit_transform(X)
     np.testing.assert_array_equal(quiet, shown)
-    assert "UMAP" in capsys.readouterr().err
+    assert len(bars) == 1 and "UMAP" in bars[0][0] and bars[0][1] == 30, bars
+    assert sum(steps) == 30
 
 
 _THREADS_SCRIPT = textwrap.dedent(
