@@ -371,7 +371,8 @@ def write_index(entries, out):
     ]
     for e in entries:
         lines.append(
-            f"| {e.chapter} | {e.notebook} | {e.title} (`{e.label}`) | "
+            f"| {e.chapter} | {e.notebook} | "
+            f"{e.title + ' ' if e.title != e.label else ''}(`{e.label}`) | "
             f"{'yes' if e.checked else 'no'} | {e.practises} | {e.minutes} |"
         )
     (out / "index.md").write_text("\n".join(lines) + "\n")
