@@ -15,6 +15,7 @@ data, so an answer that only reproduces the book's printed numbers does not pass
 """
 
 from . import (  # noqa: F401  (each registers its chapter's self-checks)
+    _autoencoders,
     _foundations,
     _isomap,
     _kernel_pca,

@@ -234,3 +234,126 @@ def _lda_direction(function):
         "on two classes of 30 and 90 points with different spreads: which scatter "
         "matrix did you invert, and is it pooled over both classes?",
     )
+
+
+def _two_classes(rng, sizes, dim):
+    y = np.repeat([0, 1], sizes)
+    mixing = rng.normal(size=(dim, dim))
+    X = rng.normal(size=(len(y), dim)) @ mixing + np.outer(y, rng.normal(size=dim))
+    return X, y
+
+
+def _scatters(X, y):
+    """S_w and S_b, divided by N, from their definitions (eq-metric-lda-scatters)."""
+    mu = X.mean(axis=0)
+    S_w = np.zeros((X.shape[1],) * 2)
+    S_b = np.zeros_like(S_w)
+    for c in np.unique(y):
+        members = X[y == c]
+        centred = members - members.mean(axis=0)
+        S_w += centred.T @ centred
+        S_b += len(members) * np.outer(members.mean(axis=0) - mu, members.mean(0) - mu)
+    return S_w / len(X), S_b / len(X)
+
+
+@exercise(
+    "ex-metric-lda-two-class-scatter",
+    answers=["two_class_between", "two_class_eigenvalue"],
+    produce=(
+        "a function `two_class_between(X, y)` that returns S_b of two classes from the "
+        "difference d of the class means, and a function `two_class_eigenvalue(X, y)` "
+        "that returns the one non-zero generalised eigenvalue of S_b w = λ S_w w, both "
+        "in closed form (labels 0 and 1)"
+    ),
+    practises="the between-class scatter of two classes; Fisher's direction in LDA",
+    minutes=20,
+)
+def _two_class_scatter(between, eigenvalue):
+    """Against S_b from its definition and the largest generalised eigenvalue."""
+    from scipy.linalg import eigh
+
+    rng = np.random.default_rng(_RNG_SEED)
+    for sizes, dim in (((12, 30), 3), ((25, 9), 5)):
+        X, y = _two_classes(rng, sizes, dim)
+        S_w, S_b = _scatters(X, y)
+        got = array_answer(
+            call(between, X.copy(), y.copy(), name="two_class_between"),
+            name="two_class_between(X, y)",
+            shape=(dim, dim),
+        )
+        scale = np.trace(got) / np.trace(S_b)
+        require(
+            np.allclose(got, S_b, rtol=1e-9, atol=1e-12 * np.abs(S_b).max()),
+            f"for classes of {sizes[0]} and {sizes[1]} samples your S_b is "
+            + (
+                f"{scale:.4g} times the between-class scatter of its definition: "
+                "which factor of the class sizes, and over which N?"
+                if np.allclose(got, scale * S_b, rtol=1e-9)
+                else "not a multiple of the between-class scatter of its definition"
+            ),
+        )
+        lam = number_answer(
+            call(eigenvalue, X.copy(), y.copy(), name="two_class_eigenvalue"),
+            name="two_class_eigenvalue(X, y)",
+        )
+        want = eigh(S_b, S_w, eigvals_only=True)[-1]
+        require(
+            np.isclose(lam, want, rtol=1e-8),
+            f"for classes of {sizes[0]} and {sizes[1]} samples your λ is "
+            f"{lam / want:.4g} times the largest generalised eigenvalue of (S_b, S_w)",
+        )
+
+
+def _nca_value(X, y, s):
+    """NCA's f = sum_i p_i for the diagonal map diag(s), from the definition."""
+    Z = X * s
+    d2 = np.sum((Z[:, None] - Z[None]) ** 2, axis=-1)
+    np.fill_diagonal(d2, np.inf)
+    E = np.exp(-(d2 - d2.min(axis=1, keepdims=True)))
+    p = E / E.sum(axis=1, keepdims=True)
+    return np.sum(p * (y[:, None] == y[None]))
+
+
+@exercise(
+    "ex-metric-nca-diagonal",
+    answers=["diagonal_gradient"],
+    produce=(
+        "a function `diagonal_gradient(X, y, s)` that returns ∂f/∂s_p for every p, the "
+        "gradient of NCA's objective for the diagonal map W = diag(s), written with "
+        "the weights c_ij"
+    ),
+    practises="the NCA gradient through the chain rule; a switched-off feature",
+    minutes=20,
+)
+def _nca_diagonal(function):
+    """Against central differences of f written here, with a zero and negative s_p."""
+    rng = np.random.default_rng(_RNG_SEED)
+    y = np.repeat([0, 1, 2], [8, 10, 12])
+    X = rng.normal(size=(30, 5)) + 0.8 * y[:, None] * rng.normal(size=5)
+    for s in (
+        np.array([0.7, -0.4, 0.0, 1.1, 0.3]),
+        rng.uniform(-1.0, 1.0, size=5),
+    ):
+        got = array_answer(
+            call(function, X.copy(), y.copy(), s.copy(), name="diagonal_gradient"),
+            name="diagonal_gradient(X, y, s)",
+            shape=(5,),
+        )
+        h = 1e-6
+        want = np.array(
+            [
+                (_nca_value(X, y, s + h * e) - _nca_value(X, y, s - h * e)) / (2 * h)
+                for e in np.eye(5)
+            ]
+        )
+        wrong = np.flatnonzero(~np.isclose(got, want, rtol=1e-5, atol=1e-6))
+        require(
+            wrong.size == 0,
+            f"at s = {np.round(s, 3).tolist()} your ∂f/∂s_p differs from central "
+            f"differences of f for p = {wrong.tolist()}: "
+            + (
+                "the sign is reversed: f is maximised"
+                if np.allclose(got, -want, rtol=1e-5, atol=1e-6)
+                else "check the factors, and how s_p enters the distances"
+            ),
+        )

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ._answers import call, number_answer, require
+from ._answers import array_answer, call, number_answer, require
 from ._registry import exercise
 
 
@@ -114,3 +114,108 @@ def _learning_rate(function):
             f"times scikit-learn's at learning_rate={sklearn_rate:g}: which gradient "
             "does each library multiply by its rate?",
         )
+
+
+def _random_rows(rng, n_rows, n_columns):
+    """Rows of a conditional P: random, each with one zero (its own sample), sum 1."""
+    rows = rng.dirichlet(np.full(n_columns, 0.4), size=n_rows)
+    rows[np.arange(n_rows), np.arange(n_rows) % n_columns] = 0.0
+    return rows / rows.sum(axis=1, keepdims=True)
+
+
+@exercise(
+    "ex-tsne-neighbour-mass",
+    answers=["mass_count", "mass_beyond"],
+    produce=(
+        "a function `mass_count(P, fraction)` that returns, for every row of the "
+        "conditional P, the smallest number of its nearest neighbours that carry at "
+        "least `fraction` of its mass, and a function `mass_beyond(P, m)` that returns "
+        "for every row the mass beyond its m nearest neighbours"
+    ),
+    practises="perplexity as an effective number of neighbours; the ⌊3u⌋ truncation",
+    minutes=15,
+)
+def _neighbour_mass(count, beyond):
+    """Against a row-by-row loop over the neighbours in order of decreasing p."""
+    rng = np.random.default_rng(20261127)
+    P = _random_rows(rng, 12, 40)
+    for fraction in (0.9, 0.5, 0.99):
+        got = array_answer(
+            call(count, P.copy(), fraction, name="mass_count"),
+            name="mass_count(P, fraction)",
+            shape=(12,),
+        )
+        for i, row in enumerate(P):
+            taken, total = 0, 0.0
+            for p in sorted(row, reverse=True):  # the nearest first: largest p
+                if total >= fraction:
+                    break
+                taken, total = taken + 1, total + p
+            require(
+                got[i] == taken,
+                f"for fraction {fraction:g}, row {i} of the check's P needs a "
+                f"different number of nearest neighbours than your {got[i]:g}: "
+                + ("too few" if got[i] < taken else "too many")
+                + " to carry that mass. Are the neighbours taken nearest first, and "
+                "is the one that crosses the fraction counted?",
+            )
+    for m in (1, 5, 17):
+        got = array_answer(
+            call(beyond, P.copy(), m, name="mass_beyond"),
+            name="mass_beyond(P, m)",
+            shape=(12,),
+        )
+        want = [sum(sorted(row, reverse=True)[m:]) for row in P]
+        require(
+            np.allclose(got, want, atol=1e-12),
+            f"for m = {m} your mass beyond the m nearest neighbours differs from the "
+            "check's in some rows: "
+            + ("it is larger" if np.mean(got) > np.mean(want) else "it is smaller")
+            + "; which m entries of a row are the nearest neighbours?",
+        )
+
+
+def _tsne_cost(P, Z, alpha):
+    """KL(P || Q) of t-SNE with alpha degrees of freedom, from the definition."""
+    d2 = np.sum((Z[:, None] - Z[None]) ** 2, axis=-1)
+    w = (1 + d2 / alpha) ** -alpha
+    np.fill_diagonal(w, 0.0)
+    off = ~np.eye(len(P), dtype=bool)
+    return np.sum(P[off] * np.log(P[off] * w.sum() / w[off]))
+
+
+@exercise(
+    "ex-tsne-collapsed-map",
+    answers=["collapsed_quadratic"],
+    produce=(
+        "a function `collapsed_quadratic(P, Y)` that returns the coefficient of ε² "
+        "in J(εY) - J(0), the t-SNE cost near the collapsed map, for a joint P and a "
+        "map Y (one row per point)"
+    ),
+    practises="the expansion of the t-SNE cost around the collapsed map",
+    minutes=25,
+)
+def _collapsed_map(function):
+    """Against (J(εY) - J(0)) / ε² of a cost written here, for three α."""
+    rng = np.random.default_rng(20261127)
+    n = 14
+    A = rng.uniform(size=(n, n)) ** 3
+    P = A + A.T
+    np.fill_diagonal(P, 0.0)
+    P /= P.sum()
+    for shape in ((n, 2), (n, 3)):
+        Y = rng.normal(size=shape) + 2.0  # not centred: J sees only distances
+        got = number_answer(
+            call(function, P.copy(), Y.copy(), name="collapsed_quadratic"),
+            name="collapsed_quadratic(P, Y)",
+        )
+        eps = 1e-3
+        for alpha in (0.5, 1.0, 3.0):
+            J0 = _tsne_cost(P, np.zeros(shape), alpha)
+            want = (_tsne_cost(P, eps * Y, alpha) - J0) / eps**2
+            require(
+                np.isclose(got, want, rtol=1e-4),
+                f"for a map of shape {shape} and α = {alpha:g} your coefficient is "
+                f"{got / want:.4g} times (J(εY) - J(0)) / ε² at ε = {eps:g}: check "
+                "the normalisation of Q, the count of pairs and the sign",
+            )

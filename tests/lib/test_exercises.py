@@ -765,6 +765,240 @@ WRONG |= {
 }
 
 
+# chapters 07, 08, 09 and 10: exercises of the chapters and of book/12_exercises
+
+
+def _mass_count(descending=True, crossing=1):
+    def count(P, fraction):
+        rows = -np.sort(-P, axis=1) if descending else np.sort(P, axis=1)
+        return np.sum(np.cumsum(rows, axis=1) < fraction, axis=1) + crossing
+
+    return count
+
+
+def _mass_beyond(offset=0):
+    def beyond(P, m):
+        return 1 - np.cumsum(-np.sort(-P, axis=1), axis=1)[:, m - 1 + offset]
+
+    return beyond
+
+
+def _collapsed(pairs=1.0, uniform=lambda n: 1 / (n * (n - 1))):
+    def quadratic(P, Y):
+        n = len(P)
+        u = uniform(n) * (1 - np.eye(n))
+        return pairs * np.sum((P - u) * cdist(Y, Y, "sqeuclidean"))
+
+    return quadratic
+
+
+def _stress_limit(recall_weight, precision_weight):
+    def limit(tau, others, relevant, retrieved, both):
+        recall, precision = both / relevant, both / retrieved
+        return recall_weight(tau) * (1 - recall) + precision_weight(tau) * (
+            1 - precision
+        )
+
+    return limit
+
+
+def _power_mean(power):
+    return lambda points, weights: (weights @ points**power) ** (1 / power)
+
+
+def _reciprocal(x, y):
+    return (x - y) ** 2 / (x * y**2)
+
+
+def _share(X, y, k, leave_out=True):
+    d2 = cdist(X, X, "sqeuclidean")
+    if leave_out:
+        np.fill_diagonal(d2, np.inf)
+    nearest = np.argsort(d2, axis=1, kind="stable")[:, :k]
+    return np.mean(y[nearest] == y[:, None])
+
+
+def _growth(power=2, with_beta=True, factor=1.0):
+    def coefficient(P, beta, classes, V, tau_out):
+        gap = cdist(V, V) ** power
+        b = beta[:, None] if with_beta else 1.0
+        different = classes[:, None] != classes[None]
+        return factor * tau_out * np.sum((b * P * gap[classes][:, classes])[different])
+
+    return coefficient
+
+
+def _class_difference(X, y):
+    return X[y == 0].mean(0) - X[y == 1].mean(0)
+
+
+def _between(factor):
+    def between(X, y):
+        n0, n1 = np.bincount(y)
+        d = _class_difference(X, y)
+        return factor(n0, n1) * np.outer(d, d)
+
+    return between
+
+
+def _pooled(X, y):
+    return sum(
+        (X[y == c] - X[y == c].mean(0)).T @ (X[y == c] - X[y == c].mean(0))
+        for c in (0, 1)
+    ) / len(X)
+
+
+def _fisher_value(factor, scatter=_pooled):
+    def value(X, y):
+        n0, n1 = np.bincount(y)
+        d = _class_difference(X, y)
+        return factor(n0, n1) * d @ np.linalg.solve(scatter(X, y), d)
+
+    return value
+
+
+def _shares(n0, n1):
+    return n0 * n1 / (n0 + n1) ** 2
+
+
+def _nca_diagonal(weight=lambda s: 2 * s, sign=1):
+    def gradient(X, y, s):
+        differences = (X[:, None, :] - X[None, :, :]) ** 2
+        d2 = differences @ s**2
+        np.fill_diagonal(d2, np.inf)
+        P = np.exp(-(d2 - d2.min(axis=1, keepdims=True)))
+        P /= P.sum(axis=1, keepdims=True)
+        same = y[:, None] == y[None, :]
+        C = sign * P * ((P * same).sum(axis=1, keepdims=True) - same)
+        return weight(s) * np.einsum("ij,ijp->p", C, differences)
+
+    return gradient
+
+
+def _conv_counts(bias=lambda n_in, n_out: n_out, border=True, transpose=False):
+    def counts(n_in, n_out, k, H, W):
+        pi = (k - 1) // 2
+        lost = pi * (pi + 1) if border else 0
+        rows, columns = n_out * H * W, n_in * H * W
+        if transpose:
+            rows, columns = columns, rows
+        nonzero = n_in * n_out * (k * H - lost) * (k * W - lost)
+        return n_out * n_in * k * k + bias(n_in, n_out), rows, columns, nonzero
+
+    return counts
+
+
+def _conv_size(rounding=math.floor, pad_factor=2):
+    def size(H, k, s, pad):
+        return int(rounding((H + pad_factor * pad - k) / s)) + 1
+
+    return size
+
+
+def _transposed(pad_factor=2, output_padding=True):
+    def size(n, k, s, pad, r):
+        return (n - 1) * s - pad_factor * pad + k + (r if output_padding else 0)
+
+    return size
+
+
+WRONG |= {
+    "ex-tsne-neighbour-mass": [
+        ((_mass_count(crossing=0), _mass_beyond()), "too few"),
+        ((_mass_count(descending=False), _mass_beyond()), "too many"),
+        ((_mass_count(), _mass_beyond(offset=1)), "it is smaller"),
+        ((_mass_count(), _mass_beyond(offset=-1)), "differs from"),
+        ((_mass_count(), lambda P, m: np.sum(-np.sort(-P)[:, :m], 1)), "differs"),
+    ],
+    "ex-tsne-collapsed-map": [
+        ((lambda P, Y: np.sum(P * cdist(Y, Y, "sqeuclidean")),), "times"),
+        ((_collapsed(pairs=0.5),), "0.5 times"),
+        ((_collapsed(pairs=-1.0),), "-1 times"),
+        ((_collapsed(uniform=lambda n: 1 / n**2),), "times"),
+    ],
+    "ex-nerv-recall-or-precision": [
+        ((_stress_limit(lambda t: 1 - t, lambda t: t),), "which does τ weigh"),
+        ((_stress_limit(lambda t: t, lambda t: 1),), "which does τ weigh"),
+        ((lambda tau, o, rel, ret, b: tau * b / rel + (1 - tau) * b / ret,), "limit"),
+    ],
+    "ex-nerv-bregman-reciprocal": [
+        ((lambda x, y: _reciprocal(y, x), _power_mean(-2)), "swapped"),
+        ((lambda x, y: (x - y) ** 2 / (x * y), _power_mean(-2)), "φ'(y)"),
+        ((lambda x, y: 1 / x - 1 / y, _power_mean(-2)), "φ'(y)"),
+        ((_reciprocal, _power_mean(1)), "smallest elsewhere"),
+        ((_reciprocal, _power_mean(-1)), "smallest elsewhere"),
+        ((_reciprocal, lambda p, w: 1 / (w @ p**-2.0)), "smallest elsewhere"),
+    ],
+    "ex-nerv-knn-gain-bounds": [
+        ((lambda X, y, k: (0.0, 1.0),), "your bounds"),
+        ((lambda X, y, k: (-1.0, 1.0),), "your bounds"),
+        ((lambda X, y, k: (1 - _share(X, y, k), -_share(X, y, k)),), "not (lowest"),
+        (
+            (lambda X, y, k: (-_share(X, y, k, False), 1 - _share(X, y, k, False)),),
+            "leave each point out",
+        ),
+    ],
+    "ex-nerv-inadmissible": [
+        ((_growth(with_beta=False),), "times"),
+        ((_growth(power=1),), "times"),
+        ((_growth(factor=2),), "2 times"),
+        ((_growth(factor=-1),), "-1 times"),
+    ],
+    "ex-metric-lda-two-class-scatter": [
+        ((_between(lambda n0, n1: 0.25), _fisher_value(_shares)), "which factor"),
+        ((_between(lambda n0, n1: n0 * n1 / (n0 + n1)), _fisher_value(_shares)), "N?"),
+        (
+            (
+                lambda X, y: np.cov(X.T, bias=True) - _pooled(X, y) + 0.1,
+                _fisher_value(_shares),
+            ),
+            "not a multiple",
+        ),
+        ((_between(_shares), _fisher_value(lambda n0, n1: 1)), "times the largest"),
+        (
+            (
+                _between(_shares),
+                _fisher_value(_shares, lambda X, y: np.cov(X.T, bias=True)),
+            ),
+            "times the largest",
+        ),
+    ],
+    "ex-metric-nca-diagonal": [
+        ((_nca_diagonal(sign=-1),), "sign is reversed"),
+        ((_nca_diagonal(weight=lambda s: s),), "check the factors"),
+        ((_nca_diagonal(weight=lambda s: 2 * s**2),), "check the factors"),
+        ((_nca_diagonal(weight=lambda s: 2),), "check the factors"),
+    ],
+    "ex-ae-conv-parameters": [
+        ((_conv_counts(bias=lambda n_in, n_out: 0),), "parameters"),
+        ((_conv_counts(bias=lambda n_in, n_out: n_in),), "parameters"),
+        ((_conv_counts(transpose=True),), "rows: outputs"),
+        ((_conv_counts(border=False),), "more than"),
+        (
+            (
+                lambda n_in, n_out, k, H, W: (
+                    *_conv_counts()(n_in, n_out, k, H, W)[:3],
+                    (3 * H - 2) * (3 * W - 2),
+                ),
+            ),
+            "fewer than",
+        ),
+    ],
+    "ex-ae-conv-shapes": [
+        ((_conv_size(rounding=math.ceil), _transposed()), "rounded up or down"),
+        ((_conv_size(pad_factor=1), _transposed()), "PyTorch's convolution"),
+        ((lambda H, k, s, pad: (H + 2 * pad - k) // s, _transposed()), "your size"),
+        ((_conv_size(), _transposed(pad_factor=1)), "transposed convolution"),
+        ((_conv_size(), _transposed(output_padding=False)), "output padding"),
+    ],
+    "ex-ae-lstm-parameters": [
+        ((lambda d, h: 4 * h * (d + h + 1),), "how many gates"),
+        ((lambda d, h: 4 * h * (d + h) + 2 * h,), "how many gates"),
+        ((lambda d, h: 3 * h * (d + h + 2),), "how many gates"),
+    ],
+}
+
+
 _CASES = [(label, a, w) for label, cases in WRONG.items() for a, w in cases]
 
 
