@@ -26,6 +26,7 @@ from . import (  # noqa: F401  (each registers its chapter's self-checks)
     _nerv,
     _pca,
     _tsne,
+    _umap,
 )
 from ._registry import (
     Exercise,

@@ -12,13 +12,14 @@ from itertools import combinations, permutations
 import numpy as np
 import pytest
 from scipy.linalg import eigh, qr, sqrtm, svd
+from scipy.optimize import brentq
 from scipy.spatial.distance import cdist
 from scipy.special import expit, rel_entr
 from scipy.special import gamma as gamma_function
 from scipy.stats import norm
 from sklearn.manifold import SpectralEmbedding
 
-from dr_lib import exercises, lle
+from dr_lib import exercises, lle, umap
 from dr_lib.graphs import geodesic_distances, kneighbors, knn_graph
 from dr_lib.mds import double_centering
 
@@ -995,6 +996,195 @@ WRONG |= {
         ((lambda d, h: 4 * h * (d + h + 1),), "how many gates"),
         ((lambda d, h: 4 * h * (d + h) + 2 * h,), "how many gates"),
         ((lambda d, h: 3 * h * (d + h + 2),), "how many gates"),
+    ],
+}
+
+
+# chapter 08b, UMAP
+
+
+def _umap_union(a, b):
+    return a + b - a * b
+
+
+def _umap_pairs(other=np.maximum, once=True, fixed=None):
+    def count(V, threshold):
+        gap = _umap_union(V, V.T) - other(V, V.T)
+        if once:
+            gap = gap[np.triu(np.ones(V.shape, dtype=bool), 1)]
+        return int(np.sum(gap > (threshold if fixed is None else fixed)))
+
+    return count
+
+
+def _umap_cauchy(spread):
+    return brentq(
+        lambda md: umap.fit_ab(md, spread)[1] - 1.0, 0.1 * spread, 0.5 * spread
+    )
+
+
+def _umap_crossing(a, b):
+    return a ** (1 / (2 - 2 * b))
+
+
+def _umap_times(p, n_epochs):
+    return int(np.floor(n_epochs * p))
+
+
+def _umap_first(p):
+    return int(np.ceil(1 / p))
+
+
+def _umap_never(weights, n_epochs):
+    return int(np.sum(n_epochs * weights / weights.max() < 1))
+
+
+def _umap_push(d, a, b, eps):
+    return 2 * b * d / ((eps + d**2) * (1 + a * d ** (2 * b)))
+
+
+def _umap_peak(a, b, eps):
+    return np.sqrt(eps), b / np.sqrt(eps)
+
+
+def _umap_equal(n_samples, degree):
+    return 4 * n_samples / (2 * degree)
+
+
+def _umap_target(v, nu, n_samples, degree):
+    return v / (v + nu * 2 * degree / (4 * n_samples))
+
+
+def _umap_thresholds(n=lambda P: len(P) - 1, normalised=False, order=slice(1, 3)):
+    def thresholds(P):
+        L = np.diag(P.sum(1)) - P
+        lam = eigh(L, np.diag(P.sum(1)) if normalised else None, eigvals_only=True)
+        return 1 / (n(P) * lam[order])
+
+    return thresholds
+
+
+def _umap_density(spreads=(1.0, 2.0, 4.0), counts=(100, 100, 100), gap=50.0):
+    def density_test(seed):
+        gen = np.random.default_rng(seed)
+        centres = [np.zeros(10), gap * np.eye(10)[1], gap * np.eye(10)[2]]
+        X = np.vstack(
+            [
+                c + s * gen.normal(size=(n, 10))
+                for c, s, n in zip(centres, spreads, counts)
+            ]
+        )
+        return X, np.repeat(np.arange(3), counts)
+
+    return density_test
+
+
+def _umap_size(radius=lambda part: np.sqrt(((part - part.mean(0)) ** 2).sum(1).mean())):
+    def size_ratio(Y, y):
+        sizes = [radius(Y[y == c]) for c in np.unique(y)]
+        return max(sizes) / min(sizes)
+
+    return size_ratio
+
+
+WRONG |= {
+    "ex-umap-tconorms": [
+        ((np.maximum, _umap_pairs()), "at least one of two independent edges"),
+        ((lambda a, b: np.minimum(a + b, 1), _umap_pairs()), "at least one of two"),
+        ((lambda a, b: a * b, _umap_pairs()), "below the larger"),
+        ((lambda a, b: a + b, _umap_pairs()), "above the bounded sum"),
+        ((_umap_union, _umap_pairs(once=False)), "2 times the number of pairs"),
+        (
+            (_umap_union, _umap_pairs(lambda p, q: np.minimum(p + q, 1))),
+            "times the number of pairs",
+        ),
+        ((_umap_union, _umap_pairs(fixed=0.1)), "with threshold 0.03"),
+    ],
+    "ex-umap-min-dist": [
+        ((lambda spread: 0.197, _umap_crossing), "not 1"),
+        ((lambda spread: 0.1 * spread, _umap_crossing), "not 1"),
+        ((_umap_cauchy, lambda a, b: a ** (1 / (1 - b))), "the crossing is"),
+        ((_umap_cauchy, lambda a, b: np.sqrt(a)), "the crossing is"),
+        ((_umap_cauchy, lambda a, b: a ** (1 / (2 * b - 2))), "the crossing is"),
+    ],
+    "ex-umap-edge-count": [
+        ((lambda p, n: int(np.ceil(n * p)), _umap_first, _umap_never), "your count"),
+        ((lambda p, n: round(n * p), _umap_first, _umap_never), "your count"),
+        ((lambda p, n: n * p, _umap_first, _umap_never), "whole number"),
+        ((_umap_times, lambda p: int(1 / p) + 1, _umap_never), "already"),
+        (
+            (_umap_times, lambda p: int(1 / p), _umap_never),
+            "not sample the edge before",
+        ),
+        ((_umap_times, _umap_first, lambda w, n: np.sum(n * w < 1)), "never samples"),
+        (
+            (_umap_times, _umap_first, lambda w, n: np.sum(n * w / w.max() >= 1)),
+            "never samples",
+        ),
+    ],
+    "ex-umap-repulsion-epsilon": [
+        (
+            (lambda d, a, b, eps: _umap_push(d, a, b, eps) / d, _umap_peak),
+            "(eps = 0: the exact gradient)",
+        ),
+        (
+            (lambda d, a, b, eps: _umap_push(d, a, b, 0.0), _umap_peak),
+            "with eps added",
+        ),
+        (
+            (lambda d, a, b, eps: _umap_push(d, a, b, eps**2), _umap_peak),
+            "with eps added",
+        ),
+        ((_umap_push, lambda a, b, eps: (eps, b / eps)), "your peak is at"),
+        (
+            (_umap_push, lambda a, b, eps: (np.sqrt(eps), 2 * b / np.sqrt(eps))),
+            "your peak size",
+        ),
+        ((_umap_push, lambda a, b, eps: b / np.sqrt(eps)), "shape"),
+    ],
+    "ex-umap-more-negatives": [
+        ((lambda n, degree: 4 * n / degree, _umap_target), "repulsion weight 2"),
+        ((lambda n, degree: n / (2 * degree), _umap_target), "repulsion weight 0.25"),
+        ((_umap_equal, lambda v, nu, n, degree: v), "lower at w"),
+        (
+            (_umap_equal, lambda v, nu, n, degree: v / (v + nu * degree / n)),
+            "lower at w",
+        ),
+    ],
+    "ex-umap-spectrum-1d": [
+        ((_umap_thresholds(n=len),), "grows along"),
+        ((_umap_thresholds(order=slice(2, 0, -1)),), "grows along"),
+        ((_umap_thresholds(n=lambda P: 4 * (len(P) - 1)),), "grows along"),
+        ((_umap_thresholds(normalised=True),), "grows along"),
+    ],
+    "ex-umap-spectrum-rate": [
+        ((lambda rho, rate, n, lam: 1 - rate * (rho * lam - 1 / n),), "multiplies"),
+        ((lambda rho, rate, n, lam: 1 - rate * rho * lam,), "multiplies"),
+        (
+            (lambda rho, rate, n, lam: 1 - 4 * rate * (rho * lam - 1 / (n - 1)),),
+            "multiplies",
+        ),
+        (
+            (lambda rho, rate, n, lam: 1 - rate * (rho * lam + 1 / (n - 1)),),
+            "multiplies",
+        ),
+    ],
+    "ex-umap-pitfall-own": [
+        (
+            (_umap_density(spreads=np.sqrt([1.0, 2.0, 4.0])), _umap_size()),
+            "standard deviations per coordinate",
+        ),
+        ((_umap_density(counts=(50, 100, 150)), _umap_size()), "counts"),
+        ((_umap_density(gap=5.0), _umap_size()), "nearest other centre"),
+        (
+            (_umap_density(), lambda Y, y: 1 / _umap_size()(Y, y)),
+            "times the ratio of the widest",
+        ),
+        (
+            (_umap_density(), _umap_size(lambda part: part.var(0).sum())),
+            "times the ratio of the widest",
+        ),
+        ((_umap_density(), _umap_size(np.std)), "times the ratio of the widest"),
     ],
 }
 

@@ -53,9 +53,10 @@ _CLOSED = re.compile(r"^(`{3,})\{solution\}\s*(\S+)", re.M)
 
 @pytest.mark.parametrize("path", build.toc_notebooks(), ids=lambda p: p.stem)
 def test_a_solution_with_code_is_fenced_around_it(path):
-    # A one-cell {solution} fence closes before the next cell: code after it is outside
-    # the solution, shown beside the dropdown in the HTML book and kept in the student's
-    # notebook. A solution with code opens with solution-start and closes after its code.
+    # A one-cell {solution} fence closes before the next cell: code after it is
+    # outside the solution, shown beside the dropdown in the HTML book and kept in the
+    # student's notebook. A solution with code opens with solution-start and closes
+    # after its code.
     cells = nbformat.read(path, as_version=4).cells
     outside = [
         match.group(2)
@@ -63,7 +64,7 @@ def test_a_solution_with_code_is_fenced_around_it(path):
         if cell.cell_type == "markdown" and after.cell_type == "code"
         for match in _CLOSED.finditer(cell.source)
     ]
-    assert not outside, f"{path.name}: solutions whose code follows their fence: {outside}"
+    assert not outside, f"{path.name}: solution code after the fence: {outside}"
 
 
 @pytest.mark.parametrize("path", build.toc_notebooks(), ids=lambda p: p.stem)
