@@ -2,14 +2,21 @@
 
 Each helper either returns the answer in a usable form or raises :class:`Wrong` /
 :class:`NotAnswered` with a message in the student's terms (the answer's name, what was
-expected, what came back), never the expected value itself.
+expected, what came back), never the expected value itself. ``central_differences``
+is the independent route to a gradient that several checks share.
 """
 
 import numpy as np
 
 from ._registry import NotAnswered, Wrong
 
-__all__ = ["array_answer", "call", "number_answer", "require"]
+__all__ = [
+    "array_answer",
+    "call",
+    "central_differences",
+    "number_answer",
+    "require",
+]
 
 
 def _stub(value):
@@ -63,3 +70,14 @@ def array_answer(value, *, name, shape=None):
 def number_answer(value, *, name):
     """The answer as one finite float."""
     return float(array_answer(value, name=name, shape=()))
+
+
+def central_differences(function, at, h=1e-6):
+    """The gradient of the scalar ``function`` at the array ``at``, entry by entry,
+    from central differences with step ``h`` (error of order h²)."""
+    gradient = np.zeros_like(at, dtype=float)
+    for index in np.ndindex(*at.shape):
+        step = np.zeros_like(gradient)
+        step[index] = h
+        gradient[index] = (function(at + step) - function(at - step)) / (2 * h)
+    return gradient

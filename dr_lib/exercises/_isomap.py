@@ -137,3 +137,48 @@ def _circle(arc_function, radius):
         f"the check runs Isomap on 300 points of the unit circle and gets a circle of "
         f"radius {value / measured:.3g} times yours",
     )
+
+
+def _point_sets(rng):
+    """The check's point sets: a blob, two far clusters, a line with one wide gap."""
+    blob = rng.normal(size=(40, 3))
+    clusters = np.vstack([rng.normal(size=(25, 2)), rng.normal(size=(15, 2)) + 9.0])
+    line = np.outer(
+        np.r_[np.sort(rng.uniform(0, 4, 20)), 10 + rng.uniform(0, 1, 5)], [1.0, -2.0]
+    )
+    return {"blob": blob, "two clusters": clusters, "line with a gap": line}
+
+
+@exercise(
+    "ex-iso-epsilon",
+    answers=["connecting_radius"],
+    produce=(
+        "a function `connecting_radius(X)` that returns the smallest ε for which the "
+        "ε-graph of the points X (an edge between points at most ε apart) is connected"
+    ),
+    practises="the ε-ball graph of Isomap; its radius is set by the widest gap",
+    minutes=20,
+)
+def _epsilon(function):
+    """Against the longest edge of a minimum spanning tree, on three point sets."""
+    rng = np.random.default_rng(_RNG_SEED)
+    for name, X in _point_sets(rng).items():
+        D = cdist(X, X)
+        tree = csgraph.minimum_spanning_tree(D)
+        want = tree.data.max()
+        radius = number_answer(
+            call(function, X.copy(), name="connecting_radius"),
+            name="connecting_radius(X)",
+        )
+        joined = D <= radius * (1 + 1e-9)  # a rounding of the longest edge is no gap
+        pieces = csgraph.connected_components(joined, directed=False)[0]
+        require(
+            pieces == 1,
+            f"on the check's {name} ({len(X)} points) the ε-graph at your radius "
+            f"falls into {pieces} pieces: your ε is too small",
+        )
+        require(
+            radius <= want * (1 + 1e-9),
+            f"on the check's {name} ({len(X)} points) a smaller radius than yours "
+            "already connects the ε-graph: is every edge of your ε really needed?",
+        )

@@ -168,3 +168,88 @@ def _precomputed(function):
         f"your columns solve L f = λ D f but have fᵀDf = {(scale**2).round(4)}: "
         "is that scikit-learn's own normalisation?",
     )
+
+
+def _symmetrised_degrees(X, k):
+    """Degrees of the 0/1 kNN graph; an edge when either point is in the other's k."""
+    d2 = np.sum((X[:, None] - X[None]) ** 2, axis=-1)
+    np.fill_diagonal(d2, np.inf)
+    A = np.zeros(d2.shape, dtype=bool)
+    A[np.arange(len(X))[:, None], np.argsort(d2, axis=1)[:, :k]] = True
+    return (A | A.T).sum(axis=1)
+
+
+def _ring_lattice(n, reach):
+    """0/1 weights joining each vertex of a ring to `reach` vertices on each side."""
+    W = np.zeros((n, n))
+    ring = np.arange(n)
+    for s in range(1, reach + 1):
+        W[ring, (ring + s) % n] = W[(ring + s) % n, ring] = 1.0
+    return W
+
+
+@exercise(
+    "ex-le-regular",
+    answers=["degree_ratio", "largest_angle"],
+    produce=(
+        "a function `degree_ratio(X, k)` that returns the largest over the smallest "
+        "degree of the symmetrised kNN graph of X with binary weights, and a function "
+        "`largest_angle(W, d)` that returns the largest principal angle (radians) "
+        "between the eigenvectors 2, ..., d + 1 of L and the solutions 2, ..., d + 1 "
+        "of L f = λ D f, for the weights W (a dense array)"
+    ),
+    practises="degrees of a kNN graph; when [T]'s eigenvectors of L are those of LE",
+    minutes=20,
+)
+def _regular(ratio_function, angle_function):
+    """Degrees from a brute-force kNN graph; angles through D^(-1/2) L D^(-1/2)."""
+    from scipy.linalg import subspace_angles
+
+    rng = np.random.default_rng(_RNG_SEED)
+    angle = np.linspace(0, 2 * np.pi, 30, endpoint=False)
+    for name, X, k in (
+        ("evenly spaced points of a circle", np.c_[np.cos(angle), np.sin(angle)], 2),
+        ("blob of 60 points", rng.normal(size=(60, 2)) * [1.0, 3.0], 5),
+        ("blob of 40 points", rng.standard_t(2, size=(40, 3)), 4),
+    ):
+        degrees = _symmetrised_degrees(X, k)
+        got = number_answer(
+            call(ratio_function, X.copy(), k, name="degree_ratio"),
+            name="degree_ratio(X, k)",
+        )
+        want = degrees.max() / degrees.min()
+        require(
+            np.isclose(got, want, rtol=1e-9),
+            f"on the check's {name} (k = {k}) your degree ratio is "
+            + ("larger" if got > want else "smaller")
+            + " than the symmetrised kNN graph's: does an edge count when only one of "
+            "its two points has the other among its k nearest, and is a point its "
+            "own neighbour?",
+        )
+    d = 2
+    for name, W in (
+        ("regular ring", _ring_lattice(30, 2)),
+        ("irregular graph", _connected_weights(rng, 30)),
+        ("irregular graph", _connected_weights(rng, 24, extra=0.3)),
+    ):
+        degree = W.sum(axis=1)
+        L = np.diag(degree) - W
+        V = np.linalg.eigh(L)[1][:, 1 : d + 1]
+        scale = degree**-0.5
+        U = np.linalg.eigh(scale[:, None] * L * scale[None])[1][:, 1 : d + 1]
+        want = subspace_angles(V, scale[:, None] * U).max()
+        got = number_answer(
+            call(angle_function, W.copy(), d, name="largest_angle"),
+            name="largest_angle(W, d)",
+        )
+        require(
+            abs(got - want) < 1e-6,
+            f"on the check's {name} of {len(W)} vertices (d = {d}) your largest angle "
+            "differs from the check's: "
+            + (
+                "it should be zero when every degree is the same"
+                if want < 1e-6
+                else "which eigenvectors of each problem are compared, is each "
+                "solution of L f = λ D f used as it is, and is the angle in radians?"
+            ),
+        )

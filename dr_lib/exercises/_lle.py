@@ -180,3 +180,78 @@ def _hessian_block(function):
         "your block does not vanish on functions that are affine in the tangent "
         "coordinates (the constant and the tangent coordinates themselves)",
     )
+
+
+def _regularised_weights(x, neighbours, reg):
+    """Minimiser of ||x - Σ w_j n_j||² + reg·tr(C)·||w||², Σ w_j = 1 (KKT system)."""
+    differences = x - neighbours
+    C = differences @ differences.T
+    k = len(neighbours)
+    kkt = np.block(
+        [
+            [2 * (C + reg * np.trace(C) * np.eye(k)), np.ones((k, 1))],
+            [np.ones((1, k)), np.zeros((1, 1))],
+        ]
+    )
+    return np.linalg.solve(kkt, np.r_[np.zeros(k), 1.0])[:k]
+
+
+@exercise(
+    "ex-lle-invariance",
+    answers=["local_weights"],
+    produce=(
+        "a function `local_weights(x, neighbours, reg)` that returns the k "
+        "reconstruction weights of the point x (length D) from its k neighbours "
+        "(k x D), "
+        "regularised as in eq-lle-reg"
+    ),
+    practises="why the LLE weights do not see rotations, translations and scalings",
+    minutes=15,
+)
+def _invariance(function):
+    """Rotated, shifted, scaled copies of the check's patches; then the minimiser."""
+    rng = np.random.default_rng(_RNG_SEED)
+    reg = 0.05  # large enough that the regularisation shapes the weights
+
+    def weights(x, neighbours, what):
+        return array_answer(
+            call(function, x.copy(), neighbours.copy(), reg, name="local_weights"),
+            name=f"local_weights(x, neighbours, reg) {what}",
+            shape=(len(neighbours),),
+        )
+
+    for k, D in ((6, 3), (4, 5)):  # more neighbours than dimensions, then fewer
+        x, *rest = rng.normal(size=(k + 1, D))
+        neighbours = np.array(rest) + 0.2 * x
+        w = weights(x, neighbours, "")
+        require(
+            abs(w.sum() - 1) < 1e-8,
+            f"with k = {k} neighbours in {D} dimensions your weights sum to "
+            f"{w.sum():.4g}, not one",
+        )
+        R = np.linalg.qr(rng.normal(size=(D, D)))[0]
+        shift = rng.normal(size=D) * 5
+        for what, (x_moved, moved_neighbours) in (
+            ("translated", (x + shift, neighbours + shift)),
+            ("rotated", (x @ R, neighbours @ R)),
+            ("scaled by 1000", (1000.0 * x, 1000.0 * neighbours)),
+            ("scaled by 0.01", (0.01 * x, 0.01 * neighbours)),
+        ):
+            moved = weights(x_moved, moved_neighbours, what)
+            require(
+                np.allclose(moved, w, rtol=1e-6, atol=1e-8),
+                f"with k = {k} neighbours in {D} dimensions your weights change when "
+                f"the point and its neighbours are {what}"
+                + (
+                    ": is your regularisation relative to the size of C?"
+                    if what.startswith("scaled")
+                    else ""
+                ),
+            )
+        want = _regularised_weights(x, neighbours, reg)
+        require(
+            np.allclose(w, want, rtol=1e-6, atol=1e-8),
+            f"with k = {k} neighbours in {D} dimensions and reg = {reg:g} your weights "
+            "do not minimise the regularised reconstruction error under the sum-to-one "
+            "constraint",
+        )

@@ -2,7 +2,13 @@
 
 import numpy as np
 
-from ._answers import array_answer, call, number_answer, require
+from ._answers import (
+    array_answer,
+    call,
+    central_differences,
+    number_answer,
+    require,
+)
 from ._registry import exercise
 
 _RNG_SEED = 20261127
@@ -357,3 +363,95 @@ def _nca_diagonal(function):
                 else "check the factors, and how s_p enters the distances"
             ),
         )
+
+
+def _nca_objective(X, y, W):
+    """NCA's f = sum_i p_i for the map z = Wᵀx (W is D x D'), from the definition."""
+    return _nca_value(X @ W, y, 1.0)
+
+
+@exercise(
+    "ex-metric-nca-invariance",
+    answers=["nca_gradient"],
+    produce=(
+        "a function `nca_gradient(X, y, W)` that returns ∂f/∂W (D x D'), the gradient "
+        "of NCA's objective for the map W (D x D'; the samples X are rows)"
+    ),
+    practises="the rotation invariance of NCA and what it says about the gradient",
+    minutes=20,
+)
+def _nca_invariance(function):
+    """WᵀG symmetric; against central differences of f written here."""
+    rng = np.random.default_rng(_RNG_SEED)
+    y = np.repeat([0, 1, 2], [7, 9, 8])
+    X = rng.normal(size=(24, 4)) + 0.7 * y[:, None] * rng.normal(size=4)
+    for W in (rng.normal(size=(4, 2)) * 0.6, rng.normal(size=(4, 3)) * 0.4):
+        G = array_answer(
+            call(function, X.copy(), y.copy(), W.copy(), name="nca_gradient"),
+            name="nca_gradient(X, y, W)",
+            shape=W.shape,
+        )
+        WG = W.T @ G
+        require(
+            np.allclose(WG, WG.T, atol=1e-8 * max(np.abs(WG).max(), 1.0)),
+            f"for a map W of shape {W.shape}, Wᵀ times your gradient is not "
+            "symmetric, but f(WQ) = f(W) for every orthogonal Q says it must be",
+        )
+        want = central_differences(lambda M: _nca_objective(X, y, M), W)
+        scale = np.sum(G * want) / np.sum(want * want)
+        require(
+            np.allclose(G, want, rtol=1e-5, atol=1e-6),
+            f"for a map W of shape {W.shape} your gradient "
+            + (
+                f"is {scale:.4g} times central differences of f"
+                if np.allclose(G, scale * want, rtol=1e-5, atol=1e-6)
+                else "differs from central differences of f"
+            )
+            + ": is f maximised, and how many times does each pair enter?",
+        )
+
+
+@exercise(
+    "ex-metric-lda-noise",
+    answers=["fisher_ratios"],
+    produce=(
+        "a function `fisher_ratios(Z, y)` that returns the eigenvalues of S_w⁻¹ S_b "
+        "of the embedding Z (one row per sample) with labels y, largest first"
+    ),
+    practises="the Fisher ratio of an embedding, and why a training set's means little",
+    minutes=15,
+)
+def _lda_noise(function):
+    """Invariant to Z -> ZA; against the symmetric problem S_w^(-1/2) S_b S_w^(-1/2)."""
+    rng = np.random.default_rng(_RNG_SEED)
+    for sizes, dim in (((10, 14, 12), 2), ((9, 20, 11, 15), 3)):
+        y = np.repeat(np.arange(len(sizes)), sizes)
+        Z = rng.normal(size=(len(y), dim)) @ rng.normal(size=(dim, dim))
+        Z += rng.normal(size=(len(sizes), dim))[y]
+        S_w, S_b = _scatters(Z, y)
+        values, vectors = np.linalg.eigh(S_w)
+        root = vectors @ np.diag(values**-0.5) @ vectors.T
+        want = np.sort(np.linalg.eigvalsh(root @ S_b @ root))[::-1]
+        got = array_answer(
+            call(function, Z.copy(), y.copy(), name="fisher_ratios"),
+            name="fisher_ratios(Z, y)",
+            shape=(dim,),
+        )
+        A = rng.normal(size=(dim, dim))
+        mixed = array_answer(
+            call(function, Z @ A, y.copy(), name="fisher_ratios"),
+            name="fisher_ratios(Z A, y)",
+            shape=(dim,),
+        )
+        require(
+            np.allclose(mixed, got, rtol=1e-6, atol=1e-12),
+            f"for {len(sizes)} classes in {dim} dimensions your ratios change when "
+            "the embedding is mixed by an invertible matrix",
+        )
+        require(
+            np.allclose(np.sort(got), np.sort(want), rtol=1e-8, atol=1e-12),
+            f"for {len(sizes)} classes in {dim} dimensions your ratios are not the "
+            "eigenvalues of S_w⁻¹ S_b: which scatter is inverted, and are both "
+            "scatters normalised alike?",
+        )
+        require(np.all(np.diff(got) <= 0), "your ratios are not sorted, largest first")

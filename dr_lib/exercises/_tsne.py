@@ -2,7 +2,13 @@
 
 import numpy as np
 
-from ._answers import array_answer, call, number_answer, require
+from ._answers import (
+    array_answer,
+    call,
+    central_differences,
+    number_answer,
+    require,
+)
 from ._registry import exercise
 
 
@@ -175,6 +181,14 @@ def _neighbour_mass(count, beyond):
         )
 
 
+def _random_joint(rng, n):
+    """A joint P: symmetric, zero diagonal, sum one, with a wide range of entries."""
+    A = rng.uniform(size=(n, n)) ** 3
+    P = A + A.T
+    np.fill_diagonal(P, 0.0)
+    return P / P.sum()
+
+
 def _tsne_cost(P, Z, alpha):
     """KL(P || Q) of t-SNE with alpha degrees of freedom, from the definition."""
     d2 = np.sum((Z[:, None] - Z[None]) ** 2, axis=-1)
@@ -199,10 +213,7 @@ def _collapsed_map(function):
     """Against (J(εY) - J(0)) / ε² of a cost written here, for three α."""
     rng = np.random.default_rng(20261127)
     n = 14
-    A = rng.uniform(size=(n, n)) ** 3
-    P = A + A.T
-    np.fill_diagonal(P, 0.0)
-    P /= P.sum()
+    P = _random_joint(rng, n)
     for shape in ((n, 2), (n, 3)):
         Y = rng.normal(size=shape) + 2.0  # not centred: J sees only distances
         got = number_answer(
@@ -219,3 +230,46 @@ def _collapsed_map(function):
                 f"{got / want:.4g} times (J(εY) - J(0)) / ε² at ε = {eps:g}: check "
                 "the normalisation of Q, the count of pairs and the sign",
             )
+
+
+@exercise(
+    "ex-tsne-translation",
+    answers=["dof_gradient"],
+    produce=(
+        "a function `dof_gradient(P, Z, alpha)` that returns the N x d gradient of the "
+        "t-SNE cost with α degrees of freedom, eq-tsne-dof-gradient, for a joint P and "
+        "a map Z (one row per point)"
+    ),
+    practises="the t-SNE gradient and why it does not move the centre of the map",
+    minutes=20,
+)
+def _translation(function):
+    """Rows sum to zero; against central differences of a cost written here."""
+    rng = np.random.default_rng(20261127)
+    n = 12
+    P = _random_joint(rng, n)
+    for alpha, dim in ((1.0, 2), (0.5, 2), (3.0, 3)):
+        Z = rng.normal(size=(n, dim)) + 1.5
+        G = array_answer(
+            call(function, P.copy(), Z.copy(), alpha, name="dof_gradient"),
+            name="dof_gradient(P, Z, alpha)",
+            shape=(n, dim),
+        )
+        require(
+            np.allclose(G.sum(axis=0), 0, atol=1e-10 * max(np.abs(G).max(), 1.0)),
+            f"for α = {alpha:g} the gradients of your map points do not sum to zero: "
+            "which q do you subtract from p, and is it the same for the pair (i, j) "
+            "and the pair (j, i)?",
+        )
+        want = central_differences(lambda M, a=alpha: _tsne_cost(P, M, a), Z)
+        scale = np.sum(G * want) / np.sum(want * want)
+        require(
+            np.allclose(G, want, rtol=1e-5, atol=1e-7),
+            f"for α = {alpha:g} and a map of {dim} dimensions your gradient "
+            + (
+                f"is {scale:.4g} times central differences of the cost"
+                if np.allclose(G, scale * want, rtol=1e-5, atol=1e-7)
+                else "differs from central differences of the cost: check the power "
+                "of the kernel w_ij in the gradient"
+            ),
+        )

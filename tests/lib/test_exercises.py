@@ -11,7 +11,7 @@ from itertools import combinations, permutations
 
 import numpy as np
 import pytest
-from scipy.linalg import eigh, qr, sqrtm, svd
+from scipy.linalg import eigh, qr, sqrtm, subspace_angles, svd
 from scipy.optimize import brentq
 from scipy.spatial.distance import cdist
 from scipy.special import expit, rel_entr
@@ -1185,6 +1185,159 @@ WRONG |= {
             "times the ratio of the widest",
         ),
         ((_umap_density(), _umap_size(np.std)), "times the ratio of the widest"),
+    ],
+}
+
+
+# chapters 04 to 07 and 09: Isomap, LLE, Laplacian eigenmaps, t-SNE, NCA and LDA
+
+
+def _radius(statistic):
+    def radius(X):
+        D = cdist(X, X)
+        np.fill_diagonal(D, np.inf)
+        return statistic(D)
+
+    return radius
+
+
+def _local_weights(ridge=lambda C, reg: reg * np.trace(C), centre=True):
+    def weights(x, neighbours, reg):
+        differences = x - neighbours if centre else neighbours
+        C = differences @ differences.T
+        w = np.linalg.solve(C + ridge(C, reg) * np.eye(len(C)), np.ones(len(C)))
+        return w / w.sum()
+
+    return weights
+
+
+def _exact_weights(x, neighbours, reg):
+    w = np.linalg.pinv((x - neighbours) @ (x - neighbours).T).sum(axis=1)
+    return w / w.sum()  # the exact weights of smallest norm: reg ignored
+
+
+def _degree_ratio(union=True, own=0):
+    def ratio(X, k):
+        d2 = cdist(X, X, "sqeuclidean")
+        np.fill_diagonal(d2, np.inf)
+        A = np.zeros(d2.shape, dtype=bool)
+        A[np.arange(len(X))[:, None], np.argsort(d2, axis=1)[:, :k]] = True
+        degrees = (A | A.T if union else A & A.T).sum(axis=1) + own
+        return degrees.max() / degrees.min()
+
+    return ratio
+
+
+def _largest_angle(first=1, back=True, unit=1.0):
+    def angle(W, d):
+        degree = W.sum(axis=1)
+        L = np.diag(degree) - W
+        V = eigh(L, subset_by_index=(first, first + d - 1))[1]
+        s = degree**-0.5
+        U = eigh(s[:, None] * L * s, subset_by_index=(first, first + d - 1))[1]
+        F = s[:, None] * U if back else U
+        return unit * subspace_angles(V, F).max()
+
+    return angle
+
+
+def _dof_gradient(factor=4.0, power=lambda alpha: 1 / alpha, rows=False):
+    def gradient(P, Z, alpha):
+        w = (1 + cdist(Z, Z, "sqeuclidean") / alpha) ** -alpha
+        np.fill_diagonal(w, 0.0)
+        Q = w / (w.sum(axis=1, keepdims=True) if rows else w.sum())
+        C = factor * (P - Q) * w ** power(alpha)
+        return C.sum(axis=1)[:, None] * Z - C @ Z
+
+    return gradient
+
+
+def _nca_gradient(factor=2.0, symmetric=True):
+    def gradient(X, y, W):
+        Z = X @ W
+        d2 = cdist(Z, Z, "sqeuclidean")
+        np.fill_diagonal(d2, np.inf)
+        P = np.exp(-(d2 - d2.min(axis=1, keepdims=True)))
+        P /= P.sum(axis=1, keepdims=True)
+        same = y[:, None] == y[None, :]
+        C = P * ((P * same).sum(axis=1, keepdims=True) - same)
+        S = C + C.T if symmetric else C
+        return factor * X.T @ (np.diag(S.sum(axis=0)) - S) @ X @ W
+
+    return gradient
+
+
+def _class_scatters(Z, y, within_normalised=1.0):
+    mu = Z.mean(axis=0)
+    S_w, S_b = np.zeros((Z.shape[1],) * 2), np.zeros((Z.shape[1],) * 2)
+    for c in np.unique(y):
+        members = Z[y == c]
+        S_w += (members - members.mean(0)).T @ (members - members.mean(0))
+        S_b += len(members) * np.outer(members.mean(0) - mu, members.mean(0) - mu)
+    return S_w * within_normalised, S_b
+
+
+def _fisher_ratios(order=-1, total=False, within_normalised=1.0):
+    def ratios(Z, y):
+        S_w, S_b = _class_scatters(Z, y, within_normalised)
+        inverted = S_w + S_b if total else S_w
+        values = np.linalg.eigvals(np.linalg.solve(inverted, S_b)).real
+        return np.sort(values)[::order]
+
+    return ratios
+
+
+def _per_coordinate(Z, y):
+    S_w, S_b = _class_scatters(Z, y)
+    return np.sort(np.diag(S_b) / np.diag(S_w))[::-1]
+
+
+WRONG |= {
+    "ex-iso-epsilon": [
+        ((_radius(lambda D: D.min(axis=1).max()),), "too small"),
+        ((_radius(lambda D: D.min()),), "too small"),
+        ((_radius(lambda D: D[np.isfinite(D)].max()),), "a smaller radius"),
+        ((_radius(lambda D: 1.01 * D.min(axis=1).max()),), "too small"),
+    ],
+    "ex-lle-invariance": [
+        ((_local_weights(ridge=lambda C, reg: reg),), "regularisation relative"),
+        ((_local_weights(centre=False),), "translated"),
+        ((_exact_weights,), "minimise"),
+        (
+            (_local_weights(ridge=lambda C, reg: reg * np.trace(C) / len(C)),),
+            "minimise",
+        ),
+        (
+            (lambda x, neighbours, reg: np.full(len(neighbours), 1 / len(neighbours)),),
+            "minimise",
+        ),
+    ],
+    "ex-le-regular": [
+        ((_degree_ratio(union=False), _largest_angle()), "infinity"),
+        ((lambda X, k: 1.0, _largest_angle()), "smaller"),
+        ((_degree_ratio(own=1), _largest_angle()), "smaller"),
+        ((_degree_ratio(), _largest_angle(back=False)), "used as it is"),
+        ((_degree_ratio(), _largest_angle(first=0, back=False)), "differs"),
+        ((_degree_ratio(), _largest_angle(unit=180 / np.pi)), "radians"),
+    ],
+    "ex-tsne-translation": [
+        ((_dof_gradient(rows=True),), "do not sum to zero"),
+        ((_dof_gradient(factor=2.0),), "0.5 times"),
+        ((_dof_gradient(factor=-4.0),), "-1 times"),
+        ((_dof_gradient(power=lambda alpha: 1.0),), "power of the kernel"),
+    ],
+    "ex-metric-nca-invariance": [
+        ((_nca_gradient(symmetric=False),), "not symmetric"),
+        ((_nca_gradient(factor=-2.0),), "-1 times"),
+        ((_nca_gradient(factor=1.0),), "0.5 times"),
+        ((lambda X, y, W: _nca_gradient()(X, y, W).T,), "shape"),
+    ],
+    "ex-metric-lda-noise": [
+        ((_fisher_ratios(order=1),), "largest first"),
+        ((_fisher_ratios(total=True),), "which scatter"),
+        ((_fisher_ratios(within_normalised=1 / 30),), "normalised alike"),
+        ((lambda Z, y: 1 / _fisher_ratios()(Z, y),), "which scatter"),
+        ((_per_coordinate,), "mixed by an invertible matrix"),
     ],
 }
 
