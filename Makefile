@@ -1,7 +1,7 @@
 # Two commands do everything on a fresh machine with Python 3.11:
 #   make book   set up .venv, install, execute every notebook and build the HTML book
-#   make test   set up, then run every check (library, notebooks, structure, the whole book
-#               as a PDF, strict build, site)
+#   make test   set up, then run every check (library, notebooks, structure, the workbook's
+#               notebooks, the whole book as a PDF, strict build, site)
 # and one more for teachers:
 #   make pdf    the whole book as one PDF, _build/pdf/dr-book.pdf (needs TeX Live: README)
 #   make workbook  the notebooks without solutions, each checked exercise with an answer
@@ -31,6 +31,9 @@ JB_STRICT := -W -n --keep-going
 # library tests, under CI_RUNS, and fails on a check whose headroom is less than ten times
 # its spread between the runs. make test-portability does the same for PORTABILITY_RUNS.
 CHECKS           := _build/checks
+# The students' notebooks run top to bottom with every answer still a stub (make test):
+# nothing they keep may need a cell the workbook took out.
+WORKBOOK         := _build/workbook
 CI_RUNS          ?= prescott-1
 CI_NOTEBOOKS     ?= book
 PORTABILITY_RUNS ?= default,prescott-1,haswell-2
@@ -115,7 +118,7 @@ define print_pdf
 endef
 
 workbook: setup
-	$(BIN)/python -m workbook.build _build/workbook
+	$(BIN)/python -m workbook.build $(WORKBOOK)
 	@echo "Students: _build/workbook/student/; teachers: _build/workbook/index.md"
 
 pdf: setup
@@ -126,6 +129,8 @@ pdf: setup
 test: setup lint
 	$(BIN)/python -m pytest tests/lib tests/structure tests/check_log
 	DR_BOOK_CHECK_LOG=$(CHECKS)/default.jsonl $(BIN)/python $(NBVAL) book
+	$(BIN)/python -m workbook.build $(WORKBOOK)
+	$(BIN)/python -m pytest --nbval-lax --nbval-current-env $(WORKBOOK)/student
 	$(BIN)/python -m tests.check_log.portability --out $(CHECKS) --keep default \
 	  --runs $(CI_RUNS) $(CI_NOTEBOOKS)
 	$(print_pdf)

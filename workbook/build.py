@@ -28,6 +28,7 @@ import ast
 import copy
 import csv
 import re
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -378,6 +379,19 @@ def write_index(entries, out):
     (out / "index.md").write_text("\n".join(lines) + "\n")
 
 
+def _copy_resources(chapter, folder):
+    """Copy the chapter's folders (stored data, the scripts that wrote it) beside its
+    notebooks: the notebooks open them by paths relative to their own folder."""
+    for resource in chapter.iterdir():
+        if resource.is_dir() and not resource.name.startswith((".", "_")):
+            shutil.copytree(
+                resource,
+                folder / resource.name,
+                dirs_exist_ok=True,
+                ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"),
+            )
+
+
 def build(out, root=ROOT):
     """Write the whole workbook under ``out``; return the index entries."""
     out = Path(out)
@@ -394,6 +408,7 @@ def build(out, root=ROOT):
             folder.mkdir(parents=True, exist_ok=True)
             nbformat.validate(notebook)
             nbformat.write(notebook, folder / path.name)
+            _copy_resources(path.parent, folder)
     write_index(entries, out)
     (out / "nbgrader" / "nbgrader_config.py").write_text(NBGRADER_CONFIG)
     return entries
