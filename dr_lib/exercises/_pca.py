@@ -106,11 +106,16 @@ def _gram(function):
     rng = np.random.default_rng(_RNG_SEED)
     X = rng.normal(size=(30, 400)) * np.linspace(3, 0.5, 400) + 2.0
     Vt = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)[2][:4]
-    W = array_answer(
-        call(function, X.copy(), 4, name="gram_directions"),
-        name="gram_directions(X, 4)",
-        shape=(4, 400),
+    raw = np.asarray(call(function, X.copy(), 4, name="gram_directions"), dtype=float)
+    # a direction taken from the Gram matrix's zero eigenvalue (the centred Gram matrix
+    # has rank N - 1) is 0/0: NaN or a vector of length ~0, as round-off decides
+    require(
+        raw.ndim != 2 or not np.any(np.nan_to_num(np.linalg.norm(raw, axis=1)) < 0.5),
+        "one of your directions is 0/0 (NaN or of length zero): it belongs to a zero "
+        "eigenvalue of the Gram matrix; which eigenvalues does your eigensolver list "
+        "first?",
     )
+    W = array_answer(raw, name="gram_directions(X, 4)", shape=(4, 400))
     lengths = np.linalg.norm(W, axis=1)
     require(
         np.allclose(lengths, 1, atol=1e-8),

@@ -402,7 +402,7 @@ WRONG.update(
         "ex-pca-gram": [
             ((_gram_directions(normalise=False),), "not one"),
             ((_gram_directions(centre=False),), "centre"),
-            ((_gram_directions(descending=False),), "NaN"),  # zero eigenvalues
+            ((_gram_directions(descending=False),), "zero eigenvalue"),
             ((lambda X, n: _gram_directions()(X, n)[::-1],), "decreasing"),
         ],
         "ex-pca-ratio-invariant": [
