@@ -102,11 +102,17 @@ class Explorer:
         return len(self.html().encode("utf-8"))
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        return {
+        from dr_lib.plotting import PIXEL_DENSITY
+
+        png = self.png()
+        width = int.from_bytes(png[16:20], "big")  # the IHDR chunk: width first
+        data = {
             "text/html": self.html(),
-            "image/png": base64.b64encode(self.png()).decode("ascii"),
+            "image/png": base64.b64encode(png).decode("ascii"),
             "text/plain": self._describe(),
         }
+        # the PNG has twice the pixels of its size on the page (and in print)
+        return data, {"image/png": {"width": round(width / PIXEL_DENSITY)}}
 
     def _describe(self) -> str:
         sizes = ", ".join(f"{name} ({len(v)} values)" for name, v in self.grid.items())
@@ -932,7 +938,13 @@ def _render_png(explorer: Explorer) -> bytes:
         bottom = 0.02 + 0.05 * (note.count("\n") + 1)
         fig.get_layout_engine().set(rect=(0, bottom, 1, 1 - bottom))
         buffer = io.BytesIO()
-        fig.savefig(buffer, format="png", bbox_inches="tight", pad_inches=0.1)
+        fig.savefig(  # twice the pixels of its size, as every house figure
+            buffer,
+            format="png",
+            dpi=plotting.PIXEL_DENSITY * fig.dpi,
+            bbox_inches="tight",
+            pad_inches=0.1,
+        )
         plt.close(fig)
     return buffer.getvalue()
 

@@ -96,14 +96,17 @@ def test_the_static_twin_is_a_png_of_the_default_state():
         labels=np.arange(60) % 3,
         default={"γ": 1.0},
     )
-    bundle = explorer._repr_mimebundle_()
+    bundle, metadata = explorer._repr_mimebundle_()
     assert set(bundle) == {"text/html", "image/png", "text/plain"}
     png = base64.b64decode(bundle["image/png"])
     assert png.startswith(b"\x89PNG")
     import matplotlib.image
 
     image = matplotlib.image.imread(io.BytesIO(png))
-    width = image.shape[1] / plotting.HOUSE_STYLE["savefig.dpi"]
+    # twice the pixels of the size it is shown (and printed) at, as every house figure
+    shown = metadata["image/png"]["width"]
+    assert abs(image.shape[1] - plotting.PIXEL_DENSITY * shown) <= 1
+    width = shown / plotting.HOUSE_STYLE["savefig.dpi"]
     assert width <= plotting.COLUMN_WIDTH + 0.25  # tight bounding box, 0.1 in padding
     assert image[0, 0, 3] == 0  # transparent, like every house figure
     assert "γ = 1" in explorer.default_label()
