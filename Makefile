@@ -37,7 +37,7 @@ WORKBOOK         := _build/workbook
 CI_RUNS          ?= prescott-1
 CI_NOTEBOOKS     ?= book
 PORTABILITY_RUNS ?= default,prescott-1,haswell-2
-NBVAL := -m pytest -p tests.check_log.plugin --nbval-lax --nbval-current-env
+ONE_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1
 
 # Progress bars are for a person at a keyboard; in executed pages they are only noise.
 export TQDM_DISABLE := 1
@@ -126,14 +126,22 @@ pdf: setup
 	@echo "The whole book is at $(CURDIR)/$(PDF)"
 	@echo "('make book' now links it from every page of the site.)"
 
+# The notebooks run three times: once in the PDF's build, which executes every notebook
+# afresh (empty cache, --all) as this machine picks and records its checks as the default
+# run (tests/check_log/book_build.py), the HTML build then reusing its cache; once more
+# under CI_RUNS; and once as students' notebooks. Runs with one thread per process use every
+# core (pytest-xdist), each worker with its own kernel.
 test: setup lint
 	$(BIN)/python -m pytest tests/lib tests/structure tests/check_log
-	DR_BOOK_CHECK_LOG=$(CHECKS)/default.jsonl $(BIN)/python $(NBVAL) book
+	rm -rf _build/.jupyter_cache
+	DR_BOOK_CHECK_LOG=$(CHECKS)/default.jsonl \
+	  $(BIN)/jupyter-book build . --all --builder latex $(JB_STRICT)
+	$(BIN)/python -m tests.rendered_site.print_book _build/latex $(PDF)
 	$(BIN)/python -m workbook.build $(WORKBOOK)
-	$(BIN)/python -m pytest --nbval-lax --nbval-current-env $(WORKBOOK)/student
+	$(ONE_THREAD) $(BIN)/python -m pytest -n auto --dist loadscope \
+	  --nbval-lax --nbval-current-env $(WORKBOOK)/student
 	$(BIN)/python -m tests.check_log.portability --out $(CHECKS) --keep default \
 	  --runs $(CI_RUNS) $(CI_NOTEBOOKS)
-	$(print_pdf)
 	$(BIN)/jupyter-book build . --all $(JB_STRICT)
 	DR_BOOK_REQUIRE_SITE=1 $(BIN)/python -m pytest tests/rendered_site
 

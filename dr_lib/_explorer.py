@@ -20,7 +20,6 @@ from __future__ import annotations
 import base64
 import gzip
 import html as html_lib
-import io
 import json
 import re
 import textwrap
@@ -79,7 +78,7 @@ class Explorer:
     title: str | None
     rescaled: bool = True
     _html: str | None = None
-    _png: bytes | None = None
+    _png: tuple | None = None  # (PNG, its size on the page), once drawn
 
     # ----------------------------------------------------------------------- faces
     def html(self) -> str:
@@ -92,6 +91,9 @@ class Explorer:
     def png(self) -> bytes:
         """The static twin: the default state, drawn in the house style (for the
         PDF)."""
+        return self._static_twin()[0]
+
+    def _static_twin(self):
         if self._png is None:
             self._png = _render_png(self)
         return self._png
@@ -102,17 +104,13 @@ class Explorer:
         return len(self.html().encode("utf-8"))
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        from dr_lib.plotting import PIXEL_DENSITY
-
-        png = self.png()
-        width = int.from_bytes(png[16:20], "big")  # the IHDR chunk: width first
+        png, size = self._static_twin()
         data = {
             "text/html": self.html(),
             "image/png": base64.b64encode(png).decode("ascii"),
             "text/plain": self._describe(),
         }
-        # the PNG has twice the pixels of its size on the page (and in print)
-        return data, {"image/png": {"width": round(width / PIXEL_DENSITY)}}
+        return data, {"image/png": size}
 
     def _describe(self) -> str:
         sizes = ", ".join(f"{name} ({len(v)} values)" for name, v in self.grid.items())
@@ -871,8 +869,9 @@ window[key] = setInterval(() => {
 # ------------------------------------------------------------------------- PNG
 
 
-def _render_png(explorer: Explorer) -> bytes:
-    """The default state in the house style, with a line saying that it moves."""
+def _render_png(explorer: Explorer):
+    """The default state in the house style, with a line saying that it moves: its
+    PNG and its size on the page, as :func:`dr_lib.plotting.figure_png` gives them."""
     import matplotlib.pyplot as plt
 
     from dr_lib import plotting
@@ -937,16 +936,9 @@ def _render_png(explorer: Explorer) -> bytes:
         )
         bottom = 0.02 + 0.05 * (note.count("\n") + 1)
         fig.get_layout_engine().set(rect=(0, bottom, 1, 1 - bottom))
-        buffer = io.BytesIO()
-        fig.savefig(  # twice the pixels of its size, as every house figure
-            buffer,
-            format="png",
-            dpi=plotting.PIXEL_DENSITY * fig.dpi,
-            bbox_inches="tight",
-            pad_inches=0.1,
-        )
+        png_and_size = plotting.figure_png(fig)
         plt.close(fig)
-    return buffer.getvalue()
+    return png_and_size
 
 
 def _moves_note(explorer):

@@ -110,6 +110,20 @@ def _blas_report(env):
     return output.stdout.rstrip()
 
 
+def workers(env_changes, cores=None):
+    """pytest-xdist's arguments for a configuration: as many workers as its threads
+    leave cores free (a one-thread run uses every core), none for the machine's default.
+
+    Each worker runs whole test modules and whole notebooks (``--dist loadscope``: a
+    notebook's cells share one kernel), in a process of its own, with the
+    configuration's kernel and thread count: what a check computes is the same as in a
+    run one test at a time.
+    """
+    threads = env_changes.get(THREAD_VARIABLES[0])
+    count = (cores or os.cpu_count() or 1) // int(threads) if threads else 1
+    return ["-n", str(count), "--dist", "loadscope"] if count > 1 else []
+
+
 def run_configuration(name, env_changes, out, notebooks):
     """Library tests and notebooks under one configuration; returns the failed steps."""
     env = dict(os.environ, **env_changes)
@@ -120,6 +134,7 @@ def run_configuration(name, env_changes, out, notebooks):
     print(f"\n##### {name}: {settings}\n{_blas_report(env)}", flush=True)
     failed = []
     pytest = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
+    pytest += workers(env_changes)
     if _run([*pytest, "tests/lib"], env, f"{name}: library tests"):
         failed.append(f"{name}: library tests")
     env[_check_log.LOG_VARIABLE] = str(out / f"{name}.jsonl")

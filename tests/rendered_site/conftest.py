@@ -15,7 +15,15 @@ import os
 
 import pytest
 
-from .site import HTML, PHONE, chromium, chromium_executable, serve, visit_pages
+from .site import (
+    HTML,
+    PHONE,
+    chromium,
+    chromium_executable,
+    html_pages,
+    serve,
+    visit_pages,
+)
 
 
 def require_site() -> bool:
@@ -35,6 +43,12 @@ def site_url():
         missing(f"no built book at {HTML}: run `make book` first")
     with serve(HTML) as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def pages(site_url):
+    """Every page's path relative to the site root, without visiting them."""
+    return [path.relative_to(HTML).as_posix() for path in html_pages()]
 
 
 @pytest.fixture(scope="session")

@@ -135,6 +135,8 @@ async () => {
       .some(el => scrolls(el) || sticksOut(el.getBoundingClientRect()))
   ).map(out => out.textContent.trim().slice(0, 80));
   return {
+    // Wider than the window: the page itself scrolls sideways.
+    scroll_width: document.documentElement.scrollWidth,
     display_equations: document.querySelectorAll('mjx-container[display="true"]').length,
     overflowing_equations: overflowingEquations,
     equation_room: equationRoom,
